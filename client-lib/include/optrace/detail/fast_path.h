@@ -1,0 +1,124 @@
+// The producer's inline fast path. Internal to liboptrace: applications use
+// optrace.hpp / optrace.h, which call into this.
+//
+// Cost model (see docs/abi.md):
+//   filtered out by the live level: one load of the level pointer (fixed once
+//     the segment exists), one relaxed load of the level word, one branch;
+//   recorded: a timestamp read, one 64-byte store into the thread's own ring
+//     slot and one release store of the ring's write position.
+// No syscall, lock, allocation or atomic read-modify-write on this path;
+// anything unusual goes to an out-of-line slow path.
+#ifndef OPTRACE_DETAIL_FAST_PATH_H_
+#define OPTRACE_DETAIL_FAST_PATH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "optrace/abi.h"
+#include "optrace/export.h"
+
+namespace optrace::detail {
+
+// Level word value meaning "the runtime is not initialised yet". It is above
+// every real level, so the first op of the process passes the level check
+// and initialises the runtime on its way (LevelEnabledSlow).
+inline constexpr uint32_t kBootstrapLevel = 0xff;
+
+// Per-thread producer state, in static TLS (initial-exec model, plain old
+// data so that access needs no TLS wrapper call). Zero means "not set up".
+// Only its own thread reads or writes it.
+struct ThreadWriter {
+  abi::OpEvent* fast_slots;   // the ring's slots, or nullptr: take the slow path
+  abi::RingHeader* ring;      // the claimed ring, or nullptr
+  abi::OpEvent* ring_slots;   // the claimed ring's slots (also when fast_slots is null)
+  uint64_t mask;              // ring_capacity - 1
+  uint64_t write_pos;         // private copy of ring->write_pos
+  uint64_t cached_read_pos;   // last read_pos seen; refreshed only when the ring looks full
+  uint64_t dropped;           // private copy of ring->dropped
+  uint64_t next_op_id;        // next id of this thread's id block
+  uint64_t op_id_end;         // one past the block's last id
+  uint64_t current_op;        // innermost scoped op open on this thread (parent of new ops)
+  uint32_t tid;               // OS thread id
+  uint8_t drops_pending;      // kFlagDropsBefore for the next written event
+};
+
+OPTRACE_EXPORT extern __thread ThreadWriter tls_writer __attribute__((tls_model("initial-exec")));
+
+// Points at the live level word: a bootstrap word before the runtime exists,
+// then the segment's SegmentHeader::level (or a private word when no segment
+// could be created). Release-stored once the pointee is initialised.
+OPTRACE_EXPORT extern std::atomic<const std::atomic<uint32_t>*> g_level_word;
+
+// Slow paths (out of line, in liboptrace).
+OPTRACE_EXPORT bool LevelEnabledSlow(uint32_t level) noexcept;
+OPTRACE_EXPORT void EmitSlow(abi::OpEvent event) noexcept;
+OPTRACE_EXPORT void RefillOpIds(ThreadWriter& writer) noexcept;
+OPTRACE_EXPORT bool RefreshReadPosOrDrop(ThreadWriter& writer) noexcept;
+
+// Timestamp in the segment's clock domain (abi::ClockId).
+inline uint64_t Now() noexcept {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+#endif
+}
+
+// True when events at `level` pass the live level.
+inline bool LevelEnabled(abi::LevelValue level) noexcept {
+  // Acquire pairs with the release store that installs the segment's level
+  // word; relaxed on the word itself: a level change may take effect a few
+  // events late, which is all the contract promises.
+  const uint32_t live =
+      g_level_word.load(std::memory_order_acquire)->load(std::memory_order_relaxed);
+  if (live < static_cast<uint32_t>(level)) return false;
+  if (live == kBootstrapLevel) [[unlikely]] return LevelEnabledSlow(static_cast<uint32_t>(level));
+  return true;
+}
+
+// A new op id: unique in the process, increasing on each thread. Ids come in
+// per-thread blocks, so there is no shared atomic per op.
+inline uint64_t NextOpId(ThreadWriter& w) noexcept {
+  if (w.next_op_id == w.op_id_end) [[unlikely]] RefillOpIds(w);
+  return w.next_op_id++;
+}
+
+// Appends `event` to the ring behind `w` at its next position, or counts a
+// drop when the ring is full. The caller fills every field but thread_id
+// and stamp. REQUIRES: `w` is the calling thread's writer and owns a ring.
+inline void WriteSlot(ThreadWriter& w, abi::OpEvent* slots, abi::OpEvent event) noexcept {
+  const uint64_t pos = w.write_pos;
+  if (pos - w.cached_read_pos > w.mask) [[unlikely]] {
+    if (!RefreshReadPosOrDrop(w)) return;
+  }
+  event.thread_id = w.tid;
+  event.flags = static_cast<uint8_t>(event.flags | w.drops_pending);
+  event.stamp = abi::StampFor(pos);
+  std::memcpy(&slots[pos & w.mask], &event, sizeof event);
+  w.drops_pending = 0;
+  w.write_pos = pos + 1;
+  // Release: publishes the slot written above. Pairs with the consumer's
+  // acquire load of write_pos before it copies the slot.
+  w.ring->write_pos.store(pos + 1, std::memory_order_release);
+}
+
+// Appends `event` to the calling thread's ring; never blocks. The first
+// event of a thread, and every event while the stderr sink is on, takes the
+// slow path.
+inline void Emit(abi::OpEvent event) noexcept {
+  ThreadWriter& w = tls_writer;
+  if (w.fast_slots == nullptr) [[unlikely]] return EmitSlow(event);
+  WriteSlot(w, w.fast_slots, event);
+}
+
+}  // namespace optrace::detail
+
+#endif  // OPTRACE_DETAIL_FAST_PATH_H_

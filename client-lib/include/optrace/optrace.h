@@ -1,0 +1,98 @@
+/* liboptrace C API: the same power as the C++ API for runtimes written in
+ * other languages. Intern each string once, then begin and end ops by the
+ * interned ids.
+ *
+ *   uint32_t name, loc;
+ *   optrace_intern("matmul", 6, &name);
+ *   optrace_intern_location(__FILE__, __LINE__, &loc);
+ *   optrace_op_desc d = {name, 0, loc, OPTRACE_TARGET_GPU, 0, stream};
+ *   uint64_t id = optrace_op_begin(&d, 0);
+ *   ...
+ *   optrace_op_end(&d, id, device_ns);
+ *
+ * No function here blocks, aborts or raises: failures are negative errno
+ * values, and events that cannot be recorded are dropped and counted.
+ * All functions are thread-safe. */
+#ifndef OPTRACE_OPTRACE_H_
+#define OPTRACE_OPTRACE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "optrace/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Levels, least to most verbose. Op events are emitted at TRACE. */
+typedef enum optrace_level {
+  OPTRACE_LEVEL_OFF = 0,
+  OPTRACE_LEVEL_ERROR = 1,
+  OPTRACE_LEVEL_WARNING = 2,
+  OPTRACE_LEVEL_INFO = 3,
+  OPTRACE_LEVEL_DEBUG = 4,
+  OPTRACE_LEVEL_TRACE = 5
+} optrace_level;
+
+typedef enum optrace_target {
+  OPTRACE_TARGET_CPU = 1,
+  OPTRACE_TARGET_GPU = 2,
+  OPTRACE_TARGET_OTHER = 3
+} optrace_target;
+
+/* What an op is and where it runs; ids come from optrace_intern*. */
+typedef struct optrace_op_desc {
+  uint32_t name_id;   /* required */
+  uint32_t tag_id;    /* 0 = none */
+  uint32_t srcloc_id; /* 0 = none */
+  uint8_t target;     /* optrace_target */
+  uint16_t device;    /* device ordinal */
+  uint32_t stream;    /* stream or queue, 0 = default */
+} optrace_op_desc;
+
+/* optrace_op_begin flag: the op is scoped to the calling thread. It becomes
+ * the parent of ops begun on this thread until it ends, and it must end on
+ * this thread in LIFO order. Without it the op may end on any thread. */
+#define OPTRACE_OP_SCOPED 1u
+
+/* Interns `len` bytes of `text` and stores its id in `*id`.
+ * Returns 0, -EINVAL (null pointer or len == 0), or -ENOSPC (the string
+ * table is full; *id is then 1, "<string table full>"). */
+OPTRACE_EXPORT int optrace_intern(const char* text, size_t len, uint32_t* id);
+
+/* Interns the source location "file:line" and stores its id in `*id`.
+ * Same return values as optrace_intern. */
+OPTRACE_EXPORT int optrace_intern_location(const char* file, uint32_t line, uint32_t* id);
+
+/* Sets the level this process asks for. Returns 0 or -EINVAL. */
+OPTRACE_EXPORT int optrace_set_level(int level);
+
+/* The live level the hot path checks now (optrace_level). */
+OPTRACE_EXPORT int optrace_get_level(void);
+
+/* Non-zero when ops (trace level) are recorded now. */
+OPTRACE_EXPORT int optrace_ops_enabled(void);
+
+/* Emits LAUNCH and returns the new op id, or 0 when ops are filtered out
+ * by the live level or `desc` is invalid (null, unknown target). `flags`:
+ * 0 or OPTRACE_OP_SCOPED. */
+OPTRACE_EXPORT uint64_t optrace_op_begin(const optrace_op_desc* desc, uint32_t flags);
+
+/* Emits COMPLETE for `op_id` (from optrace_op_begin; 0 is ignored). A
+ * non-zero `device_duration_ns` is recorded as the device-measured
+ * duration. Returns 0, or -EINVAL for a null/invalid desc. */
+OPTRACE_EXPORT int optrace_op_end(const optrace_op_desc* desc, uint64_t op_id,
+                                  uint64_t device_duration_ns);
+
+/* Records an instant event at `level`. Returns 0 or -EINVAL. */
+OPTRACE_EXPORT int optrace_mark(int level, uint32_t name_id, uint32_t tag_id);
+
+/* Records a counter value at `level`. Returns 0 or -EINVAL. */
+OPTRACE_EXPORT int optrace_counter(int level, uint32_t name_id, int64_t value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPTRACE_OPTRACE_H_ */

@@ -1,0 +1,72 @@
+// Drains the rings of one attached segment: copy, then validate, then hand
+// out events. Never trusts ring memory.
+#ifndef OPTRACE_READER_SEGMENT_DRAINER_H_
+#define OPTRACE_READER_SEGMENT_DRAINER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "optrace/abi.h"
+#include "optrace/reader/attached_segment.h"
+#include "optrace/reader/reader_stats.h"
+
+namespace optrace::reader {
+
+// String id the drainer puts in place of an id that was out of range.
+inline constexpr uint32_t kInvalidStringId = 0xFFFFFFFFu;
+
+enum class DrainMode {
+  kLive,   // producer running: a torn slot is waited for, then skipped
+  kFinal,  // producer gone: a torn slot is skipped at once; drain to the end
+};
+
+// Per-ring consumer state for one segment, kept privately (rule 17: the
+// read positions in shared memory are our output, never our input, except
+// once at attach). REQUIRES: used by one thread; `segment` outlives it.
+class SegmentDrainer {
+ public:
+  // Starts each ring at its shared read_pos when that passes the ring
+  // invariant (resuming after a daemon restart), else at the oldest
+  // position that can still hold data (counted as ring_corrupt).
+  explicit SegmentDrainer(AttachedSegment& segment);
+
+  // Appends at most `budget` validated events, taken from the rings in
+  // rotating order, to `out`, and advances each ring's read_pos past what it
+  // took. Updates `stats` (violations, producer drop counters).
+  // `now_ns` (CLOCK_MONOTONIC) times how long a slot has stayed torn.
+  // Returns true when some ring still had events left (budget exhausted).
+  bool Drain(size_t budget, DrainMode mode, uint64_t now_ns, std::vector<abi::OpEvent>* out,
+             ReaderStats* stats);
+
+  // How long a torn slot of a live producer is waited for before skipping.
+  static constexpr uint64_t kTornGraceNs = 200'000'000;
+
+ private:
+  struct RingCursor {
+    uint64_t next_pos = 0;      // next position to read (private tail)
+    uint64_t last_dropped = 0;  // producer's dropped counter at our last read
+    uint64_t torn_pos = ~0ULL;  // position first seen torn, if any
+    uint64_t torn_since_ns = 0;
+    bool bad_state_seen = false;
+  };
+
+  // Drains ring `index` into `out`; returns the events it left behind.
+  uint64_t DrainRing(uint32_t index, size_t budget, DrainMode mode, uint64_t now_ns,
+                     std::vector<abi::OpEvent>* out, ReaderStats* stats);
+
+  // Rule 12-14 checks on a private copy. Returns false if the event is
+  // unusable (counted); fixes what can be fixed with placeholders.
+  bool ValidateEvent(abi::OpEvent& e, uint32_t string_count, ReaderStats* stats) const;
+
+  AttachedSegment& segment_;
+  std::vector<RingCursor> cursors_;
+  std::vector<abi::OpEvent> scratch_;
+  uint32_t next_ring_ = 0;
+  uint64_t last_no_ring_drops_ = 0;
+  uint64_t last_strings_dropped_ = 0;
+  uint32_t last_string_count_ = 0;
+};
+
+}  // namespace optrace::reader
+
+#endif  // OPTRACE_READER_SEGMENT_DRAINER_H_

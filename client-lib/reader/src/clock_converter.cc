@@ -1,0 +1,113 @@
+#include "optrace/reader/clock_converter.h"
+
+#include <time.h>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "optrace/detail/fast_path.h"
+
+namespace optrace::reader {
+namespace {
+
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+struct Sample {
+  uint64_t tsc;
+  uint64_t ns;
+};
+
+// A (tsc, ns) pair taken as close together as the clocks allow: the read
+// with the smallest TSC bracket around clock_gettime wins.
+Sample TakeSample() {
+  Sample best{0, 0};
+  uint64_t best_gap = ~0ULL;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t t0 = detail::Now();
+    const uint64_t ns = MonotonicNs();
+    const uint64_t t1 = detail::Now();
+    if (t1 - t0 < best_gap) {
+      best_gap = t1 - t0;
+      best = {t0 + (t1 - t0) / 2, ns};
+    }
+  }
+  return best;
+}
+
+struct TscCalibration {
+  std::once_flag once;
+  std::mutex mu;
+  Sample origin{};
+  std::atomic<double> ticks_per_ns{1.0};
+};
+TscCalibration g_cal;
+
+void CalibrateOnce() {
+  std::call_once(g_cal.once, [] {
+    g_cal.origin = TakeSample();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const Sample s = TakeSample();
+    g_cal.ticks_per_ns.store(static_cast<double>(s.tsc - g_cal.origin.tsc) /
+                                 static_cast<double>(s.ns - g_cal.origin.ns),
+                             std::memory_order_relaxed);
+  });
+}
+
+}  // namespace
+
+double TscTicksPerNs() {
+  CalibrateOnce();
+  return g_cal.ticks_per_ns.load(std::memory_order_relaxed);
+}
+
+void RefineTscRate() {
+  CalibrateOnce();
+  std::lock_guard<std::mutex> lock(g_cal.mu);
+  const Sample s = TakeSample();
+  if (s.ns <= g_cal.origin.ns || s.tsc <= g_cal.origin.tsc) return;
+  g_cal.ticks_per_ns.store(
+      static_cast<double>(s.tsc - g_cal.origin.tsc) / static_cast<double>(s.ns - g_cal.origin.ns),
+      std::memory_order_relaxed);
+}
+
+ClockConverter::ClockConverter(const SegmentGeometry& g)
+    : clock_id_(g.clock_id),
+      ticks_per_sec_(g.clock_ticks_per_sec),
+      created_ts_(g.created_ts),
+      created_monotonic_ns_(g.created_monotonic_ns),
+      created_realtime_ns_(g.created_realtime_ns) {}
+
+double ClockConverter::ticks_per_ns() const {
+  if (clock_id_ == abi::ClockId::kMonotonicNs) return 1.0;
+  // The producer may declare its rate; otherwise use our own calibration
+  // (the TSC is one clock for the whole machine).
+  if (ticks_per_sec_ != 0) return static_cast<double>(ticks_per_sec_) / 1e9;
+  return TscTicksPerNs();
+}
+
+uint64_t ClockConverter::ToMonotonicNs(uint64_t ts) const {
+  const double offset_ns =
+      static_cast<double>(static_cast<int64_t>(ts - created_ts_)) / ticks_per_ns();
+  const double mono = static_cast<double>(created_monotonic_ns_) + offset_ns;
+  return mono <= 0 ? 0 : static_cast<uint64_t>(std::llround(mono));
+}
+
+uint64_t ClockConverter::ToRealtimeNs(uint64_t ts) const {
+  const double offset_ns =
+      static_cast<double>(static_cast<int64_t>(ts - created_ts_)) / ticks_per_ns();
+  const double real = static_cast<double>(created_realtime_ns_) + offset_ns;
+  return real <= 0 ? 0 : static_cast<uint64_t>(std::llround(real));
+}
+
+uint64_t ClockConverter::DurationNs(uint64_t begin_ts, uint64_t end_ts) const {
+  if (end_ts <= begin_ts) return 0;
+  return static_cast<uint64_t>(std::llround(static_cast<double>(end_ts - begin_ts) / ticks_per_ns()));
+}
+
+}  // namespace optrace::reader

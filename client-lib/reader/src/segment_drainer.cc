@@ -1,0 +1,202 @@
+#include "optrace/reader/segment_drainer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "optrace/reader/shm_fault_guard.h"
+
+namespace optrace::reader {
+namespace {
+
+const abi::RingHeader* RingAt(const AttachedSegment& s, uint32_t index) {
+  return reinterpret_cast<const abi::RingHeader*>(s.base() + s.geometry().rings_offset) + index;
+}
+
+const abi::OpEvent* SlotsOf(const AttachedSegment& s, uint32_t index) {
+  return reinterpret_cast<const abi::OpEvent*>(s.base() + s.geometry().slots_offset) +
+         uint64_t{index} * s.geometry().ring_capacity;
+}
+
+// Invariant 7: tail <= head <= tail + capacity.
+bool RingInvariantHolds(uint64_t tail, uint64_t head, uint64_t capacity) {
+  return head >= tail && head - tail <= capacity;
+}
+
+// Moves a counter the producer keeps monotonic into `total`; a decrease is a
+// violation and is not subtracted.
+void Accumulate(uint64_t now, uint64_t* last, uint64_t* total, ReaderStats* stats) {
+  if (now < *last) {
+    ++stats->counters_went_backwards;
+  } else {
+    *total += now - *last;
+  }
+  *last = now;
+}
+
+}  // namespace
+
+SegmentDrainer::SegmentDrainer(AttachedSegment& segment)
+    : segment_(segment), cursors_(segment.geometry().ring_count) {
+  const uint64_t cap = segment_.geometry().ring_capacity;
+  for (uint32_t i = 0; i < cursors_.size(); ++i) {
+    const abi::RingHeader* ring = RingAt(segment_, i);
+    uint64_t read = 0, write = 0;
+    const bool ok = Guarded(segment_.base(), segment_.bytes(), [&] {
+      read = ring->read_pos.load(std::memory_order_acquire);
+      write = ring->write_pos.load(std::memory_order_acquire);
+    });
+    if (!ok) continue;  // faults again (and is counted) at the first drain
+    cursors_[i].next_pos =
+        RingInvariantHolds(read, write, cap) ? read : (write >= cap ? write - cap : 0);
+    // last_dropped stays 0: the drop counters we accumulate are the
+    // producer's totals since it started, whoever drained before us.
+  }
+}
+
+bool SegmentDrainer::ValidateEvent(abi::OpEvent& e, uint32_t string_count,
+                                   ReaderStats* stats) const {
+  const bool is_op = e.kind == static_cast<uint8_t>(abi::EventKind::kLaunch) ||
+                     e.kind == static_cast<uint8_t>(abi::EventKind::kComplete);
+  if (e.kind == 0 || e.kind > abi::kMaxEventKind || (is_op && e.op_id == 0)) {
+    ++stats->events_invalid;
+    return false;
+  }
+  if (e.level > abi::kMaxLevel || e.target_kind > abi::kMaxTargetKind) {
+    ++stats->events_invalid;
+    e.level = std::min<uint8_t>(e.level, abi::kMaxLevel);
+    if (e.target_kind > abi::kMaxTargetKind) e.target_kind = 0;
+  }
+  for (uint32_t* id : {&e.name_id, &e.tag_id, &e.srcloc_id}) {
+    if (*id != abi::kStringNone && *id >= string_count) {
+      ++stats->unknown_string_ids;
+      *id = kInvalidStringId;
+    }
+  }
+  e.reserved = 0;
+  return true;
+}
+
+uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode, uint64_t now_ns,
+                                   std::vector<abi::OpEvent>* out, ReaderStats* stats) {
+  const uint64_t cap = segment_.geometry().ring_capacity;
+  const abi::RingHeader* ring = RingAt(segment_, index);
+  RingCursor& c = cursors_[index];
+  uint64_t head_untrusted = 0, dropped = 0;
+  uint32_t state = 0;
+  if (!Guarded(segment_.base(), segment_.bytes(), [&] {
+        // Acquire pairs with the producer's release store of write_pos:
+        // slots below it are fully written.
+        head_untrusted = ring->write_pos.load(std::memory_order_acquire);
+        dropped = ring->dropped.load(std::memory_order_relaxed);
+        state = ring->state.load(std::memory_order_acquire);
+      })) {
+    ++stats->shm_faults;
+    return 0;
+  }
+  Accumulate(dropped, &c.last_dropped, &stats->events_dropped_ring_full, stats);
+  if (state > static_cast<uint32_t>(abi::RingState::kRetired) && !c.bad_state_seen) {
+    ++stats->bad_ring_states;
+    c.bad_state_seen = true;
+  }
+  if (!RingInvariantHolds(c.next_pos, head_untrusted, cap)) {
+    // Invariant: read_pos <= write_pos <= read_pos + capacity. A ring that
+    // breaks it is hostile or corrupt; resynchronise instead of trusting it.
+    ++stats->ring_corrupt;
+    if (head_untrusted > c.next_pos) stats->events_lost_resync += head_untrusted - c.next_pos;
+    c.next_pos = head_untrusted;
+  }
+  const uint64_t available = head_untrusted - c.next_pos;
+  const uint64_t n = std::min<uint64_t>(available, budget);
+  if (n > 0) {
+    // Copy, then validate: at most two contiguous pieces of the slot array.
+    const abi::OpEvent* slots = SlotsOf(segment_, index);
+    const uint64_t first = c.next_pos & (cap - 1);
+    const uint64_t piece1 = std::min(n, cap - first);
+    if (scratch_.size() < n) scratch_.resize(n);
+    abi::OpEvent* dst = scratch_.data();
+    if (!Guarded(segment_.base(), segment_.bytes(), [&] {
+          std::memcpy(static_cast<void*>(dst), slots + first, piece1 * sizeof(abi::OpEvent));
+          std::memcpy(static_cast<void*>(dst + piece1), slots,
+                      (n - piece1) * sizeof(abi::OpEvent));
+        })) {
+      ++stats->shm_faults;
+      return available;
+    }
+    // Strings are published before the events that use them, so the count
+    // read after the head covers every id these events may name.
+    const auto fields = segment_.ReadProducerFields();
+    const uint32_t string_count = fields ? fields->string_count : last_string_count_;
+    uint64_t consumed = 0;
+    for (; consumed < n; ++consumed) {
+      const uint64_t pos = c.next_pos + consumed;
+      abi::OpEvent& e = scratch_[consumed];
+      if (e.stamp != abi::StampFor(pos)) {
+        const bool waited_out = c.torn_pos == pos && now_ns - c.torn_since_ns >= kTornGraceNs;
+        if (mode == DrainMode::kLive && !waited_out) {
+          if (c.torn_pos != pos) {
+            c.torn_pos = pos;
+            c.torn_since_ns = now_ns;
+          }
+          break;  // stop this ring for this pass; the slot may still be written
+        }
+        ++stats->slots_torn;
+        continue;
+      }
+      if (ValidateEvent(e, string_count, stats)) {
+        out->push_back(e);
+        ++stats->events_read;
+      }
+    }
+    c.next_pos += consumed;
+  }
+  const uint64_t new_tail = c.next_pos;
+  const uint32_t retired = static_cast<uint32_t>(abi::RingState::kRetired);
+  auto* writable = const_cast<abi::RingHeader*>(ring);
+  if (!Guarded(segment_.base(), segment_.bytes(), [&] {
+        // Release: our copies of the slots happen-before the producer
+        // reuses them. Pairs with its acquire load of read_pos.
+        writable->read_pos.store(new_tail, std::memory_order_release);
+        // A retired ring that we drained completely is free again.
+        uint32_t expected = retired;
+        if (state == retired && new_tail == head_untrusted) {
+          writable->state.compare_exchange_strong(expected,
+                                                  static_cast<uint32_t>(abi::RingState::kFree),
+                                                  std::memory_order_acq_rel);
+        }
+      })) {
+    ++stats->shm_faults;
+  }
+  return head_untrusted - new_tail;
+}
+
+bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,
+                           std::vector<abi::OpEvent>* out, ReaderStats* stats) {
+  if (const auto fields = segment_.ReadProducerFields()) {
+    Accumulate(fields->events_dropped_no_ring, &last_no_ring_drops_,
+               &stats->events_dropped_no_ring, stats);
+    Accumulate(fields->strings_dropped, &last_strings_dropped_, &stats->strings_dropped, stats);
+    if (fields->string_count < last_string_count_) ++stats->counters_went_backwards;
+    last_string_count_ = std::max(last_string_count_, fields->string_count);
+  } else {
+    ++stats->shm_faults;
+  }
+  const auto ring_count = static_cast<uint32_t>(cursors_.size());
+  bool more = false;
+  size_t left = budget;
+  for (uint32_t k = 0; k < ring_count; ++k) {
+    const uint32_t index = (next_ring_ + k) % ring_count;
+    const size_t before = out->size();
+    const uint64_t remaining = DrainRing(index, left, mode, now_ns, out, stats);
+    left -= std::min(left, out->size() - before);
+    if (remaining > 0) more = true;
+    if (left == 0) {
+      more = true;
+      next_ring_ = (index + 1) % ring_count;
+      return more;
+    }
+  }
+  next_ring_ = (next_ring_ + 1) % ring_count;
+  return more;
+}
+
+}  // namespace optrace::reader

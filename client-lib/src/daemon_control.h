@@ -1,0 +1,24 @@
+// What a producer learns from the daemons of its namespace before any of
+// them has attached to it, through their read-only control segments.
+#ifndef OPTRACE_CLIENT_DAEMON_CONTROL_H_
+#define OPTRACE_CLIENT_DAEMON_CONTROL_H_
+
+#include <optional>
+#include <string_view>
+
+#include "optrace/abi.h"
+
+namespace optrace::client {
+
+// The most verbose default level published by a live daemon serving this
+// process: the daemon of our own uid, or a root daemon. nullopt when no such
+// daemon runs. The control segment is untrusted: it must be owned by the uid
+// in its name, have the right size and magic, and its level is clamped.
+std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns);
+
+// True when a live daemon of this namespace would pick up our segment.
+bool DaemonServesNamespace(std::string_view ns);
+
+}  // namespace optrace::client
+
+#endif  // OPTRACE_CLIENT_DAEMON_CONTROL_H_

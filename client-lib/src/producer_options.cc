@@ -1,0 +1,76 @@
+#include "producer_options.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "common/level_names.h"
+#include "common/segment_name.h"
+
+namespace optrace::client {
+namespace {
+
+void Warn(const char* variable, std::string_view value, std::string_view problem,
+          std::string_view fallback) {
+  std::fprintf(stderr, "optrace: %s=%.*s %.*s; using %.*s\n", variable,
+               static_cast<int>(value.size()), value.data(), static_cast<int>(problem.size()),
+               problem.data(), static_cast<int>(fallback.size()), fallback.data());
+}
+
+// Reads an unsigned variable in [lo, hi]; a power of two when `pow2`.
+void ReadCount(const char* variable, uint32_t lo, uint32_t hi, bool pow2, uint32_t* out) {
+  const char* raw = std::getenv(variable);
+  if (raw == nullptr || *raw == '\0') return;
+  const std::string_view text(raw);
+  uint32_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool ok = ec == std::errc() && ptr == text.data() + text.size() && v >= lo && v <= hi &&
+                  (!pow2 || (v & (v - 1)) == 0);
+  if (ok) {
+    *out = v;
+    return;
+  }
+  const std::string problem = std::string("is not ") + (pow2 ? "a power of two " : "a number ") +
+                              "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  Warn(variable, text, problem, std::to_string(*out));
+}
+
+}  // namespace
+
+ProducerOptions ReadProducerOptions() {
+  ProducerOptions o;
+  if (const char* ns = std::getenv("OPTRACE_NAMESPACE"); ns != nullptr && *ns != '\0') {
+    if (IsValidNamespace(ns)) {
+      o.ns = ns;
+    } else {
+      Warn("OPTRACE_NAMESPACE", ns, "is not 1-64 characters of [A-Za-z0-9_-]", o.ns);
+    }
+  }
+  if (const char* lv = std::getenv("OPTRACE_LEVEL"); lv != nullptr && *lv != '\0') {
+    if (auto parsed = ParseLevel(lv)) {
+      o.level = *parsed;
+    } else {
+      Warn("OPTRACE_LEVEL", lv, std::string("is not one of ") + std::string(LevelNameList()),
+           "off");
+    }
+  }
+  if (const char* label = std::getenv("OPTRACE_SESSION"); label != nullptr) {
+    o.session_label = label;
+    if (o.session_label.size() >= abi::kLabelBytes) o.session_label.resize(abi::kLabelBytes - 1);
+  }
+  if (const char* sink = std::getenv("OPTRACE_SINK"); sink != nullptr && *sink != '\0') {
+    const std::string_view s(sink);
+    if (s == "stderr") {
+      o.sink_stderr = true;
+    } else if (s != "none") {
+      Warn("OPTRACE_SINK", s, "is not stderr or none", "none");
+    }
+  }
+  ReadCount("OPTRACE_RING_COUNT", 1, abi::kMaxRings, false, &o.ring_count);
+  ReadCount("OPTRACE_RING_CAPACITY", abi::kMinRingCapacity, abi::kMaxRingCapacity, true,
+            &o.ring_capacity);
+  return o;
+}
+
+}  // namespace optrace::client

@@ -1,0 +1,30 @@
+// The producer's settings, read once from the environment.
+#ifndef OPTRACE_CLIENT_PRODUCER_OPTIONS_H_
+#define OPTRACE_CLIENT_PRODUCER_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "optrace/abi.h"
+
+namespace optrace::client {
+
+struct ProducerOptions {
+  std::string ns = "optrace";                          // OPTRACE_NAMESPACE
+  abi::LevelValue level = abi::LevelValue::kOff;       // OPTRACE_LEVEL
+  std::string session_label;                           // OPTRACE_SESSION
+  bool sink_stderr = false;                            // OPTRACE_SINK=stderr
+  uint32_t ring_count = 16;                            // OPTRACE_RING_COUNT
+  uint32_t ring_capacity = 8192;                       // OPTRACE_RING_CAPACITY
+  uint32_t string_slots = 8192;
+  uint32_t string_blob_bytes = 512u << 10;
+};
+
+// Reads OPTRACE_* variables. An invalid value never fails the process: it
+// is reported on stderr once ("optrace: OPTRACE_LEVEL=loud is not a level
+// ...; using off") and the default is used.
+ProducerOptions ReadProducerOptions();
+
+}  // namespace optrace::client
+
+#endif  // OPTRACE_CLIENT_PRODUCER_OPTIONS_H_

@@ -1,0 +1,179 @@
+#include "producer_segment.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <boost/interprocess/mapped_region.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+
+#include "optrace/detail/fast_path.h"
+#include "common/process_info.h"
+#include "common/segment_name.h"
+
+namespace optrace::client {
+namespace bip = boost::interprocess;
+
+struct ProducerSegment::Mapping {
+  bip::mapped_region region;
+};
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+constexpr uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t RandomNonce() {
+  uint64_t nonce = 0;
+  if (::getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    nonce = static_cast<uint64_t>(ts.tv_nsec) * 0x9E3779B97F4A7C15ULL ^
+            static_cast<uint64_t>(::getpid()) << 32;
+  }
+  return nonce;
+}
+
+uint64_t ClockNs(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void CopyPadded(char* dst, size_t dst_bytes, const std::string& src) {
+  std::memset(dst, 0, dst_bytes);
+  std::memcpy(dst, src.data(), std::min(src.size(), dst_bytes - 1));
+}
+
+// The canonical layout for `o`; every region starts 64-byte aligned.
+struct Layout {
+  uint64_t rings_offset, slots_offset, string_entries_offset, string_blob_offset, segment_bytes;
+};
+
+Layout ComputeLayout(const ProducerOptions& o) {
+  Layout l{};
+  l.rings_offset = abi::kHeaderBytes;
+  l.slots_offset = AlignUp(l.rings_offset + uint64_t{o.ring_count} * abi::kRingHeaderBytes, kPage);
+  l.string_entries_offset =
+      l.slots_offset + uint64_t{o.ring_count} * o.ring_capacity * abi::kEventBytes;
+  l.string_blob_offset =
+      AlignUp(l.string_entries_offset + uint64_t{o.string_slots} * abi::kStringEntryBytes, 64);
+  l.segment_bytes = AlignUp(l.string_blob_offset + o.string_blob_bytes, kPage);
+  return l;
+}
+
+}  // namespace
+
+std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& options,
+                                                         abi::LevelValue initial_level,
+                                                         std::string* error) {
+  const pid_t pid = ::getpid();
+  SegmentName seg_name{options.ns, static_cast<uint32_t>(::getuid()), static_cast<uint32_t>(pid),
+                       RandomNonce()};
+  const std::string name = seg_name.Format();
+  const Layout layout = ComputeLayout(options);
+  std::unique_ptr<Mapping> mapping;
+  try {
+    bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write,
+                                  bip::permissions(0600));
+    const int fd = shm.get_mapping_handle().handle;
+    // shm_open applies the umask; fchmod makes the mode exactly 0600.
+    ::fchmod(fd, 0600);
+    shm.truncate(static_cast<bip::offset_t>(layout.segment_bytes));
+    // Reserve the pages now: on a full /dev/shm this fails here instead of
+    // raising SIGBUS in the traced runtime later.
+    const int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(layout.segment_bytes));
+    if (rc != 0) {
+      bip::shared_memory_object::remove(name.c_str());
+      *error = "cannot reserve " + std::to_string(layout.segment_bytes) + " bytes for segment " +
+               name + ": " + std::strerror(rc);
+      return nullptr;
+    }
+    mapping = std::make_unique<Mapping>(Mapping{bip::mapped_region(shm, bip::read_write)});
+  } catch (const std::exception& e) {
+    bip::shared_memory_object::remove(name.c_str());
+    *error = "cannot create segment " + name + ": " + e.what();
+    return nullptr;
+  }
+
+  std::unique_ptr<ProducerSegment> seg(new ProducerSegment(name, std::move(mapping)));
+  abi::SegmentHeader& h = seg->header();
+  // The memory is fresh zero pages; fill the immutable part, then publish.
+  h.magic = abi::kSegmentMagic;
+  h.abi_major = abi::kAbiMajor;
+  h.abi_minor = abi::kAbiMinor;
+  h.header_bytes = sizeof(abi::SegmentHeader);
+  h.event_bytes = sizeof(abi::OpEvent);
+  h.ring_header_bytes = sizeof(abi::RingHeader);
+  h.segment_bytes = layout.segment_bytes;
+  h.ring_count = options.ring_count;
+  h.ring_capacity = options.ring_capacity;
+  h.rings_offset = layout.rings_offset;
+  h.slots_offset = layout.slots_offset;
+  h.string_entries_offset = layout.string_entries_offset;
+  h.string_blob_offset = layout.string_blob_offset;
+  h.string_slots = options.string_slots;
+  h.string_blob_bytes = options.string_blob_bytes;
+  h.pid = seg_name.pid;
+  h.uid = seg_name.uid;
+  h.process_start_ticks = ProcessStartTicks(pid).value_or(0);
+  h.nonce = seg_name.nonce;
+#if defined(__x86_64__)
+  h.clock_id = static_cast<uint32_t>(abi::ClockId::kTsc);
+  h.clock_ticks_per_sec = 0;
+#else
+  h.clock_id = static_cast<uint32_t>(abi::ClockId::kMonotonicNs);
+  h.clock_ticks_per_sec = 1000000000ULL;
+#endif
+  h.created_ts = detail::Now();
+  h.created_monotonic_ns = ClockNs(CLOCK_MONOTONIC);
+  h.created_realtime_ns = ClockNs(CLOCK_REALTIME);
+  CopyPadded(h.session_label, sizeof h.session_label, options.session_label);
+  CopyPadded(h.executable, sizeof h.executable, ProcessExecutable(pid));
+  const std::string cmdline = ProcessCommandLine(pid, abi::kCommandLineBytes - 1);
+  std::memset(h.command_line, 0, sizeof h.command_line);
+  std::memcpy(h.command_line, cmdline.data(), cmdline.size());
+  h.level.store(static_cast<uint32_t>(initial_level), std::memory_order_relaxed);
+  h.requested_level.store(static_cast<uint32_t>(options.level), std::memory_order_relaxed);
+  // Release: publishes the immutable header. Pairs with the consumer's
+  // acquire load of state before it copies the header.
+  h.state.store(static_cast<uint32_t>(abi::SegmentState::kReady), std::memory_order_release);
+  return seg;
+}
+
+ProducerSegment::ProducerSegment(std::string name, std::unique_ptr<Mapping> mapping)
+    : name_(std::move(name)),
+      mapping_(std::move(mapping)),
+      base_(static_cast<char*>(mapping_->region.get_address())),
+      header_(reinterpret_cast<abi::SegmentHeader*>(base_)) {}
+
+ProducerSegment::~ProducerSegment() = default;
+
+abi::RingHeader& ProducerSegment::ring(uint32_t index) {
+  return reinterpret_cast<abi::RingHeader*>(base_ + header_->rings_offset)[index];
+}
+
+abi::OpEvent* ProducerSegment::slots(uint32_t index) {
+  return reinterpret_cast<abi::OpEvent*>(base_ + header_->slots_offset) +
+         uint64_t{index} * header_->ring_capacity;
+}
+
+abi::StringEntry* ProducerSegment::string_entries() {
+  return reinterpret_cast<abi::StringEntry*>(base_ + header_->string_entries_offset);
+}
+
+char* ProducerSegment::string_blob() { return base_ + header_->string_blob_offset; }
+
+void ProducerSegment::Unlink() {
+  if (unlinked_) return;
+  bip::shared_memory_object::remove(name_.c_str());
+  unlinked_ = true;
+}
+
+}  // namespace optrace::client

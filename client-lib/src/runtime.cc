@@ -1,0 +1,124 @@
+#include "runtime.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "daemon_control.h"
+#include "thread_writer.h"
+#include "optrace/detail/fast_path.h"
+
+namespace optrace::client {
+
+Runtime& Runtime::Get() {
+  static Runtime* const runtime = new Runtime();  // leaked on purpose: see class comment
+  return *runtime;
+}
+
+Runtime::Runtime()
+    : options_(ReadProducerOptions()),
+      strings_(std::make_unique<StringInterner>(options_.string_slots,
+                                                options_.string_blob_bytes)) {}
+
+void Runtime::EnsureStarted() {
+  // Acquire pairs with the release store at the end of StartLocked.
+  if (started_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!started_.load(std::memory_order_relaxed)) StartLocked();
+}
+
+void Runtime::StartLocked() {
+  if (!hooks_installed_) {
+    std::atexit(&Runtime::OnExit);
+    pthread_atfork(&Runtime::OnForkPrepare, &Runtime::OnForkParent, &Runtime::OnForkChild);
+    hooks_installed_ = true;
+  }
+  // A process started while a tail runs is traced from its first op: start
+  // at the most verbose of what we ask for and what a live daemon publishes.
+  abi::LevelValue initial = options_.level;
+  if (auto daemon_level = ReadDaemonDefaultLevel(options_.ns)) {
+    initial = std::max(initial, *daemon_level);
+  }
+  std::string error;
+  segment_ = ProducerSegment::Create(options_, initial, &error);
+  const std::atomic<uint32_t>* word = &private_level_;
+  if (segment_ != nullptr) {
+    strings_->AttachSegment(segment_.get());
+    word = &segment_->header().level;
+  } else {
+    private_level_.store(static_cast<uint32_t>(initial), std::memory_order_relaxed);
+    std::fprintf(stderr, "optrace: %s; events will be counted as dropped\n", error.c_str());
+  }
+  // Release: the word's initial value (and the whole header) is visible to
+  // any thread that acquires the pointer in LevelEnabled.
+  detail::g_level_word.store(word, std::memory_order_release);
+  started_.store(true, std::memory_order_release);
+}
+
+void Runtime::SetRequestedLevel(abi::LevelValue level) {
+  EnsureStarted();
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto value = static_cast<uint32_t>(level);
+  if (segment_ == nullptr) {
+    private_level_.store(value, std::memory_order_relaxed);
+    return;
+  }
+  abi::SegmentHeader& h = segment_->header();
+  h.requested_level.store(value, std::memory_order_relaxed);
+  // Release: a daemon that sees the new generation also sees the level.
+  h.requested_generation.fetch_add(1, std::memory_order_release);
+  // Once a daemon is attached only it writes the live word; it folds our
+  // request into the level it computes within one drain cycle.
+  if (h.daemon_pid.load(std::memory_order_acquire) == 0) {
+    h.level.store(value, std::memory_order_relaxed);
+  }
+}
+
+void Runtime::OnExit() {
+  Runtime& rt = Get();
+  std::lock_guard<std::mutex> lock(rt.mu_);
+  if (rt.segment_ == nullptr) return;
+  abi::SegmentHeader& h = rt.segment_->header();
+  // Release: everything this process published happens-before the flag,
+  // so a daemon that reads it clean also sees the last events.
+  h.exit_state.store(static_cast<uint32_t>(abi::ExitState::kClean), std::memory_order_release);
+  h.state.store(static_cast<uint32_t>(abi::SegmentState::kClosing), std::memory_order_release);
+  // Leave the segment for a daemon to drain and remove; with no daemon
+  // around, nobody would ever remove it, so remove it now.
+  const auto daemon = static_cast<pid_t>(h.daemon_pid.load(std::memory_order_acquire));
+  const bool attached = daemon != 0 && (::kill(daemon, 0) == 0 || errno == EPERM);
+  if (!attached && !DaemonServesNamespace(rt.options_.ns)) rt.segment_->Unlink();
+}
+
+void Runtime::OnForkPrepare() {
+  Runtime& rt = Get();
+  rt.mu_.lock();
+  rt.strings_->LockForFork();
+}
+
+void Runtime::OnForkParent() {
+  Runtime& rt = Get();
+  rt.strings_->UnlockAfterFork();
+  rt.mu_.unlock();
+}
+
+void Runtime::OnForkChild() {
+  Runtime& rt = Get();
+  rt.strings_->UnlockAfterFork();
+  // The child must never write into its parent's segment: forget it (unmap
+  // only; it is still the parent's) and start over with a segment of its
+  // own at the next op. The calling thread is the child's only thread.
+  rt.strings_->AttachSegment(nullptr);
+  rt.segment_.reset();
+  rt.no_segment_drops_.store(0, std::memory_order_relaxed);
+  rt.started_.store(false, std::memory_order_relaxed);
+  ResetThreadWriterAfterFork();
+  rt.mu_.unlock();
+}
+
+}  // namespace optrace::client

@@ -1,0 +1,135 @@
+#include "thread_writer.h"
+
+#include "common/process_info.h"
+#include "runtime.h"
+#include "stderr_sink.h"
+
+namespace optrace::detail {
+
+__thread ThreadWriter tls_writer __attribute__((tls_model("initial-exec")));
+
+namespace {
+// Above every level: the first op passes the check and starts the runtime.
+const std::atomic<uint32_t> g_bootstrap_level_word{kBootstrapLevel};
+}  // namespace
+
+std::atomic<const std::atomic<uint32_t>*> g_level_word{&g_bootstrap_level_word};
+
+}  // namespace optrace::detail
+
+namespace optrace::client {
+namespace {
+
+using detail::ThreadWriter;
+using detail::tls_writer;
+
+// Marks the thread's ring retired when the thread exits, so that another
+// thread can reuse it (positions continue; nothing is lost).
+struct RingReleaser {
+  bool armed = false;
+  bool exited = false;
+  ~RingReleaser() {
+    ThreadWriter& w = tls_writer;
+    if (w.ring != nullptr) {
+      // Release: our last write_pos store happens-before the state change
+      // that lets another thread (or the consumer) take the ring.
+      w.ring->state.store(static_cast<uint32_t>(abi::RingState::kRetired),
+                          std::memory_order_release);
+    }
+    w.ring = nullptr;
+    w.ring_slots = nullptr;
+    w.fast_slots = nullptr;
+    exited = true;
+  }
+};
+thread_local RingReleaser tls_releaser;
+
+// Takes a free ring, or else a retired one, with a CAS on its state.
+bool ClaimRing(ThreadWriter& w, ProducerSegment& segment, bool fast_path_allowed) {
+  const abi::SegmentHeader& h = segment.header();
+  for (auto from : {abi::RingState::kFree, abi::RingState::kRetired}) {
+    for (uint32_t i = 0; i < h.ring_count; ++i) {
+      abi::RingHeader& ring = segment.ring(i);
+      auto expected = static_cast<uint32_t>(from);
+      if (ring.state.load(std::memory_order_relaxed) != expected) continue;
+      // Acquire: sees the previous owner's final write_pos and dropped.
+      if (!ring.state.compare_exchange_strong(expected,
+                                              static_cast<uint32_t>(abi::RingState::kActive),
+                                              std::memory_order_acquire)) {
+        continue;
+      }
+      ring.owner_tid = w.tid;
+      w.ring = &ring;
+      w.ring_slots = segment.slots(i);
+      w.mask = h.ring_capacity - 1;
+      // Positions never reset: a new owner continues the ring's sequence.
+      w.write_pos = ring.write_pos.load(std::memory_order_relaxed);
+      w.dropped = ring.dropped.load(std::memory_order_relaxed);
+      w.cached_read_pos = ring.read_pos.load(std::memory_order_acquire);
+      w.fast_slots = fast_path_allowed ? w.ring_slots : nullptr;
+      segment.header().rings_claimed.fetch_add(1, std::memory_order_relaxed);
+      tls_releaser.armed = true;  // registers the thread-exit destructor
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void ResetThreadWriterAfterFork() {
+  tls_writer = ThreadWriter{};
+  detail::g_level_word.store(&detail::g_bootstrap_level_word, std::memory_order_release);
+}
+
+}  // namespace optrace::client
+
+namespace optrace::detail {
+
+bool LevelEnabledSlow(uint32_t level) noexcept {
+  client::Runtime::Get().EnsureStarted();
+  return g_level_word.load(std::memory_order_acquire)->load(std::memory_order_relaxed) >= level;
+}
+
+void RefillOpIds(ThreadWriter& w) noexcept {
+  w.next_op_id = client::Runtime::Get().AllocateOpIds(client::kOpIdBlock);
+  w.op_id_end = w.next_op_id + client::kOpIdBlock;
+}
+
+bool RefreshReadPosOrDrop(ThreadWriter& w) noexcept {
+  // Acquire pairs with the consumer's release store of read_pos after it
+  // copied the slots: we may overwrite them only after that.
+  w.cached_read_pos = w.ring->read_pos.load(std::memory_order_acquire);
+  if (w.write_pos - w.cached_read_pos <= w.mask) return true;
+  // Full: drop, count exactly, never block. Only this thread writes
+  // `dropped`, so a plain store of our private count suffices (no RMW).
+  ++w.dropped;
+  w.ring->dropped.store(w.dropped, std::memory_order_relaxed);
+  w.drops_pending = abi::kFlagDropsBefore;
+  return false;
+}
+
+void EmitSlow(abi::OpEvent event) noexcept {
+  client::Runtime& rt = client::Runtime::Get();
+  rt.EnsureStarted();
+  ThreadWriter& w = tls_writer;
+  if (w.tid == 0) w.tid = CurrentThreadId();
+  event.thread_id = w.tid;
+  const bool sink = rt.options().sink_stderr;
+  if (sink) client::PrintEventToStderr(event, rt.strings());
+  client::ProducerSegment* segment = rt.segment();
+  if (segment == nullptr) {
+    rt.CountNoSegmentDrop();
+    return;
+  }
+  if (w.ring == nullptr) {
+    // With the stderr sink on, every event keeps coming here to be printed.
+    if (client::tls_releaser.exited || !client::ClaimRing(w, *segment, !sink)) {
+      segment->header().events_dropped_no_ring.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  WriteSlot(w, w.ring_slots, event);
+}
+
+}  // namespace optrace::detail

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that building and testing optrace needs.
+# Idempotent: packages already installed are skipped, and apt is not touched
+# at all when nothing is missing. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config ccache git
+  # gRPC and protobuf (protobuf-compiler-grpc: gRPC's CMake config needs the plugin)
+  libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  # libraries
+  libboost-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev nlohmann-json3-dev
+  libtomlplusplus-dev libre2-dev libsystemd-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
