@@ -70,9 +70,10 @@ uint64_t optrace_op_begin(const optrace_op_desc* desc, uint32_t flags) {
   optrace::detail::ThreadWriter& w = tls_writer;
   const uint64_t id = optrace::detail::NextOpId(w);
   const uint64_t parent = w.current_op;
-  optrace::detail::Emit(optrace::detail::MakeEvent(optrace::abi::EventKind::kLaunch, desc->name_id,
-                                                   desc->tag_id, desc->srcloc_id,
-                                                   PlacementOf(desc), id, parent));
+  optrace::detail::Emit([&](optrace::abi::OpEvent& e) {
+    optrace::detail::FillEvent(e, optrace::abi::EventKind::kLaunch, desc->name_id, desc->tag_id,
+                               desc->srcloc_id, PlacementOf(desc), id, parent);
+  });
   ScopeStack& s = tls_scopes;
   if ((flags & OPTRACE_OP_SCOPED) != 0 && s.depth < ScopeStack::kDepth) {
     s.id[s.depth] = id;
@@ -86,14 +87,14 @@ uint64_t optrace_op_begin(const optrace_op_desc* desc, uint32_t flags) {
 int optrace_op_end(const optrace_op_desc* desc, uint64_t op_id, uint64_t device_duration_ns) {
   if (!ValidDesc(desc)) return -EINVAL;
   if (op_id == 0) return 0;
-  optrace::abi::OpEvent e = optrace::detail::MakeEvent(
-      optrace::abi::EventKind::kComplete, desc->name_id, desc->tag_id, desc->srcloc_id,
-      PlacementOf(desc), op_id, 0);
-  if (device_duration_ns != 0) {
-    e.arg = device_duration_ns;
-    e.flags = optrace::abi::kFlagDeviceDuration;
-  }
-  optrace::detail::Emit(e);
+  optrace::detail::Emit([&](optrace::abi::OpEvent& e) {
+    optrace::detail::FillEvent(e, optrace::abi::EventKind::kComplete, desc->name_id, desc->tag_id,
+                               desc->srcloc_id, PlacementOf(desc), op_id, 0);
+    if (device_duration_ns != 0) {
+      e.arg = device_duration_ns;
+      e.flags = optrace::abi::kFlagDeviceDuration;
+    }
+  });
   ScopeStack& s = tls_scopes;
   for (int i = s.depth - 1; i >= 0; --i) {
     if (s.id[i] != op_id) continue;

@@ -71,6 +71,7 @@ Layout ComputeLayout(const ProducerOptions& o) {
 }  // namespace
 
 std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& options,
+                                                         abi::LevelValue requested_level,
                                                          abi::LevelValue initial_level,
                                                          std::string* error) {
   const pid_t pid = ::getpid();
@@ -140,7 +141,7 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   std::memset(h.command_line, 0, sizeof h.command_line);
   std::memcpy(h.command_line, cmdline.data(), cmdline.size());
   h.level.store(static_cast<uint32_t>(initial_level), std::memory_order_relaxed);
-  h.requested_level.store(static_cast<uint32_t>(options.level), std::memory_order_relaxed);
+  h.requested_level.store(static_cast<uint32_t>(requested_level), std::memory_order_relaxed);
   // Release: publishes the immutable header. Pairs with the consumer's
   // acquire load of state before it copies the header.
   h.state.store(static_cast<uint32_t>(abi::SegmentState::kReady), std::memory_order_release);

@@ -17,10 +17,12 @@ class ProducerSegment {
  public:
   // Creates "/<ns>.<uid>.<pid>.<nonce>" with mode 0600, reserves its memory
   // (so that a full /dev/shm fails here, not with SIGBUS later), maps it and
-  // writes the immutable header with state kReady and the live level word
-  // set to `initial_level`. On failure returns nullptr and sets `*error` to
+  // writes the immutable header with state kReady, the requested level
+  // field set to `requested_level` and the live level word to
+  // `initial_level`. On failure returns nullptr and sets `*error` to
   // a sentence naming the segment and the cause. Never throws.
   static std::unique_ptr<ProducerSegment> Create(const ProducerOptions& options,
+                                                 abi::LevelValue requested_level,
                                                  abi::LevelValue initial_level,
                                                  std::string* error);
   ~ProducerSegment();

@@ -23,7 +23,8 @@ Runtime& Runtime::Get() {
 Runtime::Runtime()
     : options_(ReadProducerOptions()),
       strings_(std::make_unique<StringInterner>(options_.string_slots,
-                                                options_.string_blob_bytes)) {}
+                                                options_.string_blob_bytes)),
+      requested_level_(options_.level) {}
 
 void Runtime::EnsureStarted() {
   // Acquire pairs with the release store at the end of StartLocked.
@@ -40,12 +41,12 @@ void Runtime::StartLocked() {
   }
   // A process started while a tail runs is traced from its first op: start
   // at the most verbose of what we ask for and what a live daemon publishes.
-  abi::LevelValue initial = options_.level;
+  abi::LevelValue initial = requested_level_;
   if (auto daemon_level = ReadDaemonDefaultLevel(options_.ns)) {
     initial = std::max(initial, *daemon_level);
   }
   std::string error;
-  segment_ = ProducerSegment::Create(options_, initial, &error);
+  segment_ = ProducerSegment::Create(options_, requested_level_, initial, &error);
   const std::atomic<uint32_t>* word = &private_level_;
   if (segment_ != nullptr) {
     strings_->AttachSegment(segment_.get());
@@ -63,6 +64,7 @@ void Runtime::StartLocked() {
 void Runtime::SetRequestedLevel(abi::LevelValue level) {
   EnsureStarted();
   std::lock_guard<std::mutex> lock(mu_);
+  requested_level_ = level;
   const auto value = static_cast<uint32_t>(level);
   if (segment_ == nullptr) {
     private_level_.store(value, std::memory_order_relaxed);

@@ -62,6 +62,9 @@ class Runtime {
   std::atomic<bool> started_{false};          // written under mu_
   std::unique_ptr<ProducerSegment> segment_;  // GUARDED_BY(mu_) for writes
   std::atomic<uint32_t> private_level_{0};    // the live word when there is no segment
+  // What this process asks for: OPTRACE_LEVEL, then SetLevel. Kept here so
+  // that a fork child's new segment starts where its parent was.
+  abi::LevelValue requested_level_;            // GUARDED_BY(mu_)
   bool hooks_installed_ = false;              // GUARDED_BY(mu_)
 };
 

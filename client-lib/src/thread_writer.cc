@@ -109,12 +109,11 @@ bool RefreshReadPosOrDrop(ThreadWriter& w) noexcept {
   return false;
 }
 
-void EmitSlow(abi::OpEvent event) noexcept {
+void EmitSlow(const abi::OpEvent& event) noexcept {
   client::Runtime& rt = client::Runtime::Get();
   rt.EnsureStarted();
   ThreadWriter& w = tls_writer;
   if (w.tid == 0) w.tid = CurrentThreadId();
-  event.thread_id = w.tid;
   const bool sink = rt.options().sink_stderr;
   if (sink) client::PrintEventToStderr(event, rt.strings());
   client::ProducerSegment* segment = rt.segment();
@@ -129,7 +128,7 @@ void EmitSlow(abi::OpEvent event) noexcept {
       return;
     }
   }
-  WriteSlot(w, w.ring_slots, event);
+  WriteSlot(w, w.ring_slots, [&](abi::OpEvent& slot) { slot = event; });
 }
 
 }  // namespace optrace::detail

@@ -147,14 +147,14 @@ class OpSite {
 
 namespace detail {
 
-// Builds one event; the caller emits it.
-inline abi::OpEvent MakeEvent(abi::EventKind kind, uint32_t name_id, uint32_t tag_id,
-                              uint32_t srcloc_id, Placement placement, uint64_t op_id,
-                              uint64_t parent) noexcept {
-  abi::OpEvent e{};
+// Sets every field of `e` but thread_id and stamp, timestamped now.
+inline void FillEvent(abi::OpEvent& e, abi::EventKind kind, uint32_t name_id, uint32_t tag_id,
+                      uint32_t srcloc_id, Placement placement, uint64_t op_id,
+                      uint64_t parent) noexcept {
   e.ts = Now();
   e.op_id = op_id;
   e.parent_op_id = parent;
+  e.arg = 0;
   e.name_id = name_id;
   e.tag_id = tag_id;
   e.srcloc_id = srcloc_id;
@@ -163,14 +163,18 @@ inline abi::OpEvent MakeEvent(abi::EventKind kind, uint32_t name_id, uint32_t ta
   e.kind = static_cast<uint8_t>(kind);
   e.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
   e.target_kind = static_cast<uint8_t>(placement.target);
-  return e;
+  e.flags = 0;
+  e.reserved = 0;
 }
 
-// Builds one event of an op from its site; `tag_id` 0 keeps the site's tag.
-inline abi::OpEvent MakeOpEvent(abi::EventKind kind, OpSite& site, uint32_t tag_id,
-                                Placement placement, uint64_t op_id, uint64_t parent) noexcept {
-  return MakeEvent(kind, site.name_id(), tag_id != 0 ? tag_id : site.tag_id(), site.srcloc_id(),
-                   placement, op_id, parent);
+// Emits one event of an op described by its site; `tag_id` 0 keeps the
+// site's tag.
+inline void EmitOpEvent(abi::EventKind kind, OpSite& site, uint32_t tag_id, Placement placement,
+                        uint64_t op_id, uint64_t parent) noexcept {
+  Emit([&](abi::OpEvent& e) {
+    FillEvent(e, kind, site.name_id(), tag_id != 0 ? tag_id : site.tag_id(), site.srcloc_id(),
+              placement, op_id, parent);
+  });
 }
 
 }  // namespace detail
@@ -189,8 +193,7 @@ class ScopedOp {
       id_ = detail::NextOpId(w);
       parent_ = w.current_op;
       w.current_op = id_;
-      detail::Emit(detail::MakeOpEvent(abi::EventKind::kLaunch, site_, tag_id_, placement_, id_,
-                                       parent_));
+      detail::EmitOpEvent(abi::EventKind::kLaunch, site_, tag_id_, placement_, id_, parent_);
     }
   }
   ~ScopedOp() {
@@ -198,8 +201,7 @@ class ScopedOp {
       // A LAUNCH that was recorded always gets its COMPLETE, whatever the
       // level is now, so that no span is left open by a level change.
       if (id_ == 0) return;
-      detail::Emit(
-          detail::MakeOpEvent(abi::EventKind::kComplete, site_, tag_id_, placement_, id_, parent_));
+      detail::EmitOpEvent(abi::EventKind::kComplete, site_, tag_id_, placement_, id_, parent_);
       detail::tls_writer.current_op = parent_;
     }
   }
@@ -226,8 +228,7 @@ inline uint64_t BeginOp(OpSite& site, Placement placement = {}, uint32_t tag_id 
     if (!detail::LevelEnabled(abi::LevelValue::kTrace)) return 0;
     detail::ThreadWriter& w = detail::tls_writer;
     const uint64_t id = detail::NextOpId(w);
-    detail::Emit(
-        detail::MakeOpEvent(abi::EventKind::kLaunch, site, tag_id, placement, id, w.current_op));
+    detail::EmitOpEvent(abi::EventKind::kLaunch, site, tag_id, placement, id, w.current_op);
     return id;
   }
   return 0;
@@ -240,13 +241,15 @@ inline void EndOp(OpSite& site, uint64_t op_id, Placement placement = {}, uint32
                   uint64_t device_duration_ns = 0) noexcept {
   if constexpr (kOpsCompiledIn) {
     if (op_id == 0) return;
-    abi::OpEvent e =
-        detail::MakeOpEvent(abi::EventKind::kComplete, site, tag_id, placement, op_id, 0);
-    if (device_duration_ns != 0) {
-      e.arg = device_duration_ns;
-      e.flags = abi::kFlagDeviceDuration;
-    }
-    detail::Emit(e);
+    detail::Emit([&](abi::OpEvent& e) {
+      detail::FillEvent(e, abi::EventKind::kComplete, site.name_id(),
+                        tag_id != 0 ? tag_id : site.tag_id(), site.srcloc_id(), placement, op_id,
+                        0);
+      if (device_duration_ns != 0) {
+        e.arg = device_duration_ns;
+        e.flags = abi::kFlagDeviceDuration;
+      }
+    });
   }
 }
 
@@ -258,10 +261,12 @@ inline void EmitInstant(abi::EventKind kind, Level level, uint32_t name_id, uint
   if (level > kCompileLevel || level == Level::kOff) return;
   const auto lv = static_cast<abi::LevelValue>(level);
   if (!LevelEnabled(lv)) return;
-  abi::OpEvent e = MakeEvent(kind, name_id, tag_id, 0, {}, 0, tls_writer.current_op);
-  e.level = static_cast<uint8_t>(lv);
-  e.arg = arg;
-  Emit(e);
+  const uint64_t parent = tls_writer.current_op;
+  Emit([&](abi::OpEvent& e) {
+    FillEvent(e, kind, name_id, tag_id, 0, {}, 0, parent);
+    e.level = static_cast<uint8_t>(lv);
+    e.arg = arg;
+  });
 }
 
 }  // namespace detail

@@ -106,19 +106,20 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
     c.next_pos = head_untrusted;
   }
   const uint64_t available = head_untrusted - c.next_pos;
-  const uint64_t n = std::min<uint64_t>(available, budget);
-  if (n > 0) {
-    // Copy, then validate: at most two contiguous pieces of the slot array.
-    const abi::OpEvent* slots = SlotsOf(segment_, index);
+  uint64_t left = std::min<uint64_t>(available, budget);
+  const abi::OpEvent* slots = SlotsOf(segment_, index);
+  while (left > 0) {
+    // Copy straight into `out`, then validate in place (compacting away
+    // what fails), one cache-friendly chunk at a time, never across the end
+    // of the slot array.
     const uint64_t first = c.next_pos & (cap - 1);
-    const uint64_t piece1 = std::min(n, cap - first);
-    if (scratch_.size() < n) scratch_.resize(n);
-    abi::OpEvent* dst = scratch_.data();
-    if (!Guarded(segment_.base(), segment_.bytes(), [&] {
-          std::memcpy(static_cast<void*>(dst), slots + first, piece1 * sizeof(abi::OpEvent));
-          std::memcpy(static_cast<void*>(dst + piece1), slots,
-                      (n - piece1) * sizeof(abi::OpEvent));
-        })) {
+    const uint64_t n = std::min({left, cap - first, kChunkEvents});
+    const size_t base = out->size();
+    out->resize(base + n);
+    abi::OpEvent* dst = out->data() + base;
+    if (!GuardedCopy(segment_.base(), segment_.bytes(), dst, slots + first,
+                     n * sizeof(abi::OpEvent))) {
+      out->resize(base);
       ++stats->shm_faults;
       return available;
     }
@@ -127,9 +128,11 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
     const auto fields = segment_.ReadProducerFields();
     const uint32_t string_count = fields ? fields->string_count : last_string_count_;
     uint64_t consumed = 0;
+    size_t kept = 0;
+    bool stopped = false;
     for (; consumed < n; ++consumed) {
       const uint64_t pos = c.next_pos + consumed;
-      abi::OpEvent& e = scratch_[consumed];
+      abi::OpEvent& e = dst[consumed];
       if (e.stamp != abi::StampFor(pos)) {
         const bool waited_out = c.torn_pos == pos && now_ns - c.torn_since_ns >= kTornGraceNs;
         if (mode == DrainMode::kLive && !waited_out) {
@@ -137,17 +140,22 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
             c.torn_pos = pos;
             c.torn_since_ns = now_ns;
           }
-          break;  // stop this ring for this pass; the slot may still be written
+          stopped = true;  // the slot may still be being written: next pass
+          break;
         }
         ++stats->slots_torn;
         continue;
       }
       if (ValidateEvent(e, string_count, stats)) {
-        out->push_back(e);
-        ++stats->events_read;
+        if (kept != consumed) dst[kept] = e;
+        ++kept;
       }
     }
+    out->resize(base + kept);
+    stats->events_read += kept;
     c.next_pos += consumed;
+    left -= consumed;
+    if (stopped) break;
   }
   const uint64_t new_tail = c.next_pos;
   const uint32_t retired = static_cast<uint32_t>(abi::RingState::kRetired);

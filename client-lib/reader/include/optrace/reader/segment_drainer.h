@@ -41,6 +41,9 @@ class SegmentDrainer {
   // How long a torn slot of a live producer is waited for before skipping.
   static constexpr uint64_t kTornGraceNs = 200'000'000;
 
+  // Events copied out of shared memory at a time (64 KiB: stays in cache).
+  static constexpr uint64_t kChunkEvents = 1024;
+
  private:
   struct RingCursor {
     uint64_t next_pos = 0;      // next position to read (private tail)
@@ -60,7 +63,6 @@ class SegmentDrainer {
 
   AttachedSegment& segment_;
   std::vector<RingCursor> cursors_;
-  std::vector<abi::OpEvent> scratch_;
   uint32_t next_ring_ = 0;
   uint64_t last_no_ring_drops_ = 0;
   uint64_t last_strings_dropped_ = 0;

@@ -1,0 +1,119 @@
+// A real producer process for tests: traces a known pattern of ops through
+// liboptrace and reports on stdout what it did, so a consumer can check
+// that everything written was read or counted as dropped.
+//
+//   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
+//                         [--forever] [--hold-open NAME]
+//
+// Each thread runs M iterations of: a scoped "outer" op containing a scoped
+// "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
+// run time. stdout lines: "segment=<name>" once the segment exists,
+// "ready" before the ops start, and at the end
+// "done launches=<n> completes=<n> ring_full=<n> no_ring=<n> no_segment=<n>".
+// --forever loops until killed; --hold-open NAME opens op NAME, prints
+// "holding=<op id>" and sleeps until killed.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "optrace/optrace.hpp"
+
+namespace {
+
+struct Args {
+  int threads = 1;
+  long ops = 1000;
+  bool wait_stdin = false;
+  bool forever = false;
+  const char* hold_open = nullptr;
+};
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", flag.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (flag == "--threads") {
+      a.threads = std::atoi(next());
+    } else if (flag == "--ops") {
+      a.ops = std::atol(next());
+    } else if (flag == "--wait-stdin") {
+      a.wait_stdin = true;
+    } else if (flag == "--forever") {
+      a.forever = true;
+    } else if (flag == "--hold-open") {
+      a.hold_open = next();
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+std::atomic<long> g_launches{0};
+
+void RunOps(long ops, bool forever) {
+  static optrace::OpSite outer("outer");
+  static optrace::OpSite inner("inner", "inner_static_tag");
+  uint32_t tags[8];
+  for (int t = 0; t < 8; ++t) tags[t] = optrace::Intern("shape_" + std::to_string(t));
+  long launched = 0;
+  for (long i = 0; forever || i < ops; ++i) {
+    optrace::ScopedOp a(outer, optrace::Placement::Cpu(0), tags[i % 8]);
+    optrace::ScopedOp b(inner, optrace::Placement::Gpu(1, 7));
+    launched += (a.id() != 0) + (b.id() != 0);
+  }
+  g_launches.fetch_add(launched);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = Parse(argc, argv);
+  {
+    // The first op creates the segment; announce it so a consumer can attach.
+    static optrace::OpSite start("start");
+    optrace::ScopedOp op(start);
+    g_launches.fetch_add(op.id() != 0);
+  }
+  std::printf("segment=%s\n", optrace::SegmentNameOrEmpty());
+  std::fflush(stdout);
+  if (args.wait_stdin) {
+    std::string line;
+    std::getline(std::cin, line);
+  }
+  if (args.hold_open != nullptr) {
+    static optrace::OpSite held(args.hold_open);
+    optrace::ScopedOp op(held);
+    std::printf("holding=%llu\n", static_cast<unsigned long long>(op.id()));
+    std::fflush(stdout);
+    while (true) ::pause();
+  }
+  std::printf("ready\n");
+  std::fflush(stdout);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < args.threads; ++t) threads.emplace_back(RunOps, args.ops, args.forever);
+  for (auto& t : threads) t.join();
+  const optrace::DropCounts d = optrace::GetDropCounts();
+  // Every recorded LAUNCH has its COMPLETE: launches == completes.
+  std::printf("done launches=%ld completes=%ld ring_full=%llu no_ring=%llu no_segment=%llu\n",
+              g_launches.load(), g_launches.load(), static_cast<unsigned long long>(d.ring_full),
+              static_cast<unsigned long long>(d.no_ring),
+              static_cast<unsigned long long>(d.no_segment));
+  std::fflush(stdout);
+  return 0;
+}
