@@ -98,6 +98,14 @@ OPTRACE_EXPORT void SetLevel(Level level) noexcept;
 // The live level the hot path currently checks.
 OPTRACE_EXPORT Level GetLevel() noexcept;
 
+// True when ops are recorded now: the same single load and branch as the
+// hot path, for runtimes that want to skip work (e.g. building a dynamic
+// tag) when nobody traces.
+inline bool OpsEnabled() noexcept {
+  if constexpr (kOpsCompiledIn) return detail::LevelEnabled(abi::LevelValue::kTrace);
+  return false;
+}
+
 // Events this process could not record so far: ring full, no free ring,
 // no segment. For tests and runtime self-diagnostics.
 struct DropCounts {
