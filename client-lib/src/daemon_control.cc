@@ -17,7 +17,7 @@ namespace {
 
 struct ControlSnapshot {
   uint32_t default_level;
-  uint32_t daemon_pid;
+  bool daemon_alive;
 };
 
 // Reads the control segment of daemon `uid`, checking everything before use.
@@ -33,21 +33,18 @@ std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
     if (p != MAP_FAILED) {
       const auto* block = static_cast<const abi::ControlBlock*>(p);
       if (block->magic == abi::kControlMagic && block->abi_major == abi::kAbiMajor) {
+        // A daemon killed with SIGKILL leaves its control segment behind
+        // (EPERM from kill means alive, owned by someone else).
+        const auto pid = static_cast<pid_t>(block->daemon_pid);
         out = ControlSnapshot{
             std::min<uint32_t>(block->default_level.load(std::memory_order_acquire),
                                abi::kMaxLevel),
-            block->daemon_pid};
+            pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)};
       }
       ::munmap(p, abi::kControlBytes);
     }
   }
   ::close(fd);
-  if (!out) return std::nullopt;
-  // A daemon killed with SIGKILL leaves its control segment behind: only a
-  // live pid counts (EPERM means alive, owned by someone else).
-  if (out->daemon_pid == 0 || (::kill(static_cast<pid_t>(out->daemon_pid), 0) != 0 && errno != EPERM)) {
-    return std::nullopt;
-  }
   return out;
 }
 
@@ -56,7 +53,8 @@ std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
 std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns) {
   std::optional<uint32_t> best;
   for (uint32_t uid : {static_cast<uint32_t>(::getuid()), 0u}) {
-    if (auto c = ReadControl(ns, uid)) best = std::max(best.value_or(0), c->default_level);
+    const auto c = ReadControl(ns, uid);
+    if (c && c->daemon_alive) best = std::max(best.value_or(0), c->default_level);
   }
   if (!best) return std::nullopt;
   return static_cast<abi::LevelValue>(*best);

@@ -16,7 +16,9 @@ namespace optrace::client {
 // in its name, have the right size and magic, and its level is clamped.
 std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns);
 
-// True when a live daemon of this namespace would pick up our segment.
+// True when a daemon serves this namespace and would pick up our segment:
+// its control segment exists, even if that daemon died without removing it
+// (a service manager restarts it; a cleanly stopped daemon removes it).
 bool DaemonServesNamespace(std::string_view ns);
 
 }  // namespace optrace::client

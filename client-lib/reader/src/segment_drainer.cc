@@ -35,8 +35,8 @@ void Accumulate(uint64_t now, uint64_t* last, uint64_t* total, ReaderStats* stat
 
 }  // namespace
 
-SegmentDrainer::SegmentDrainer(AttachedSegment& segment)
-    : segment_(segment), cursors_(segment.geometry().ring_count) {
+SegmentDrainer::SegmentDrainer(AttachedSegment& segment, ReleasePolicy policy)
+    : segment_(segment), policy_(policy), cursors_(segment.geometry().ring_count) {
   const uint64_t cap = segment_.geometry().ring_capacity;
   for (uint32_t i = 0; i < cursors_.size(); ++i) {
     const abi::RingHeader* ring = RingAt(segment_, i);
@@ -46,8 +46,10 @@ SegmentDrainer::SegmentDrainer(AttachedSegment& segment)
       write = ring->write_pos.load(std::memory_order_acquire);
     });
     if (!ok) continue;  // faults again (and is counted) at the first drain
-    cursors_[i].next_pos =
-        RingInvariantHolds(read, write, cap) ? read : (write >= cap ? write - cap : 0);
+    RingCursor& c = cursors_[i];
+    c.next_pos = RingInvariantHolds(read, write, cap) ? read : (write >= cap ? write - cap : 0);
+    c.released = c.next_pos;
+    c.committed = c.next_pos;
     // last_dropped stays 0: the drop counters we accumulate are the
     // producer's totals since it started, whoever drained before us.
   }
@@ -157,24 +159,70 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
     left -= consumed;
     if (stopped) break;
   }
-  const uint64_t new_tail = c.next_pos;
+  uint64_t release = c.next_pos;
+  if (policy_ == ReleasePolicy::kOnCommit && head_untrusted - c.committed <= cap / 2) {
+    release = c.committed;  // keep what is not yet durable, while there is room
+  }
+  Release(index, release, head_untrusted, state, stats);
+  return head_untrusted - c.next_pos;
+}
+
+uint64_t SegmentDrainer::ResumeAt(uint32_t index, uint64_t committed) {
+  RingCursor& c = cursors_[index];
+  const uint64_t cap = segment_.geometry().ring_capacity;
+  if (committed > c.next_pos) {
+    // Already stored by the previous consumer, which released less than it
+    // stored: skip it, if the ring still vouches for the position.
+    uint64_t head = 0;
+    const abi::RingHeader* ring = RingAt(segment_, index);
+    if (Guarded(segment_.base(), segment_.bytes(),
+                [&] { head = ring->write_pos.load(std::memory_order_acquire); }) &&
+        committed <= head && head - committed <= cap) {
+      c.next_pos = committed;
+    }
+    c.committed = c.next_pos;
+    return 0;
+  }
+  c.committed = c.next_pos;
+  return c.next_pos - committed;
+}
+
+void SegmentDrainer::MarkCommitted(uint32_t index, uint64_t position) {
+  RingCursor& c = cursors_[index];
+  c.committed = std::max(c.committed, std::min(position, c.next_pos));
+  if (c.committed > c.released) {
+    Guarded(segment_.base(), segment_.bytes(), [&] {
+      auto* ring = const_cast<abi::RingHeader*>(RingAt(segment_, index));
+      ring->read_pos.store(c.committed, std::memory_order_release);
+    });
+    c.released = c.committed;
+  }
+}
+
+void SegmentDrainer::Release(uint32_t index, uint64_t pos, uint64_t head, uint32_t state,
+                             ReaderStats* stats) {
+  RingCursor& c = cursors_[index];
   const uint32_t retired = static_cast<uint32_t>(abi::RingState::kRetired);
-  auto* writable = const_cast<abi::RingHeader*>(ring);
+  const bool advance = pos > c.released;
+  const bool free_ring = state == retired && std::max(pos, c.released) == head;
+  if (!advance && !free_ring) return;  // idle ring: no store at all
+  auto* ring = const_cast<abi::RingHeader*>(RingAt(segment_, index));
   if (!Guarded(segment_.base(), segment_.bytes(), [&] {
         // Release: our copies of the slots happen-before the producer
         // reuses them. Pairs with its acquire load of read_pos.
-        writable->read_pos.store(new_tail, std::memory_order_release);
+        if (advance) ring->read_pos.store(pos, std::memory_order_release);
         // A retired ring that we drained completely is free again.
         uint32_t expected = retired;
-        if (state == retired && new_tail == head_untrusted) {
-          writable->state.compare_exchange_strong(expected,
-                                                  static_cast<uint32_t>(abi::RingState::kFree),
-                                                  std::memory_order_acq_rel);
+        if (free_ring) {
+          ring->state.compare_exchange_strong(expected,
+                                              static_cast<uint32_t>(abi::RingState::kFree),
+                                              std::memory_order_acq_rel);
         }
       })) {
     ++stats->shm_faults;
+    return;
   }
-  return head_untrusted - new_tail;
+  if (advance) c.released = pos;
 }
 
 bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,

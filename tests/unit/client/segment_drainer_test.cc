@@ -214,5 +214,41 @@ TEST_F(SegmentDrainerTest, Restart_ResumesFromSharedReadPosition) {
   EXPECT_EQ(out[0].op_id, 6u);
 }
 
+TEST_F(SegmentDrainerTest, ReleaseOnCommit_ReadPosWaitsForCommitUnlessRingHalfFull) {
+  attached_ = testing::AttachOrFail(p_.name());
+  ASSERT_NE(attached_, nullptr);
+  SegmentDrainer drainer(*attached_, ReleasePolicy::kOnCommit);
+  std::vector<abi::OpEvent> out;
+  for (uint64_t i = 1; i <= 10; ++i) p_.Write(0, FakeProducer::Event(K::kLaunch, i, 0));
+  drainer.Drain(100, DrainMode::kLive, MonotonicNowNs(), &out, &stats_);
+  EXPECT_EQ(out.size(), 10u);
+  EXPECT_EQ(drainer.consumed_position(0), 10u);
+  EXPECT_EQ(p_.ring(0).read_pos.load(), 0u) << "nothing is durable yet";
+  drainer.MarkCommitted(0, 6);
+  EXPECT_EQ(p_.ring(0).read_pos.load(), 6u);
+  // More than half the ring (64) outstanding: released at once.
+  for (uint64_t i = 11; i <= 45; ++i) p_.Write(0, FakeProducer::Event(K::kLaunch, i, 0));
+  drainer.Drain(100, DrainMode::kLive, MonotonicNowNs(), &out, &stats_);
+  EXPECT_EQ(p_.ring(0).read_pos.load(), 45u);
+}
+
+TEST_F(SegmentDrainerTest, ResumeAt_CommittedBeyondReleased_SkipsWhatWasStored) {
+  for (uint64_t i = 1; i <= 10; ++i) p_.Write(0, FakeProducer::Event(K::kLaunch, i, 0));
+  p_.ring(0).read_pos.store(4);  // a previous consumer released 4, stored 7
+  Attach();
+  EXPECT_EQ(drainer_->ResumeAt(0, 7), 0u);
+  const auto events = Drain();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].op_id, 8u);
+}
+
+TEST_F(SegmentDrainerTest, ResumeAt_ReleasedBeyondCommitted_ReportsTheLoss) {
+  for (uint64_t i = 1; i <= 10; ++i) p_.Write(0, FakeProducer::Event(K::kLaunch, i, 0));
+  p_.ring(0).read_pos.store(9);  // released 9, but only 5 were stored
+  Attach();
+  EXPECT_EQ(drainer_->ResumeAt(0, 5), 4u);
+  EXPECT_EQ(Drain().size(), 1u);
+}
+
 }  // namespace
 }  // namespace optrace::reader

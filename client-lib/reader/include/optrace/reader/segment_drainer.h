@@ -20,6 +20,17 @@ enum class DrainMode {
   kFinal,  // producer gone: a torn slot is skipped at once; drain to the end
 };
 
+// When the consumer tells the producer it may reuse slots.
+enum class ReleasePolicy {
+  // read_pos follows the consumed position at the end of every pass.
+  kOnDrain,
+  // read_pos stays at the position the caller reports durable
+  // (MarkCommitted), so that a consumer that dies before storing what it
+  // read finds it again; it still jumps to the consumed position when the
+  // ring is more than half full, so the producer never drops because of us.
+  kOnCommit,
+};
+
 // Per-ring consumer state for one segment, kept privately (rule 17: the
 // read positions in shared memory are our output, never our input, except
 // once at attach). REQUIRES: used by one thread; `segment` outlives it.
@@ -27,8 +38,22 @@ class SegmentDrainer {
  public:
   // Starts each ring at its shared read_pos when that passes the ring
   // invariant (resuming after a daemon restart), else at the oldest
-  // position that can still hold data (counted as ring_corrupt).
-  explicit SegmentDrainer(AttachedSegment& segment);
+  // position that can still hold data.
+  explicit SegmentDrainer(AttachedSegment& segment, ReleasePolicy policy = ReleasePolicy::kOnDrain);
+
+  // Before the first Drain: a restarted consumer that knows ring `index` was
+  // durably consumed up to `committed` skips what it already stored.
+  // Returns how many events past `committed` the previous consumer had
+  // already released (read but not stored: lost, for the caller to count).
+  uint64_t ResumeAt(uint32_t index, uint64_t committed);
+
+  // Everything of ring `index` below `position` is durable: read_pos may
+  // move there. Only with ReleasePolicy::kOnCommit.
+  void MarkCommitted(uint32_t index, uint64_t position);
+
+  uint32_t ring_count() const { return static_cast<uint32_t>(cursors_.size()); }
+  // The next position this drainer will read in ring `index`.
+  uint64_t consumed_position(uint32_t index) const { return cursors_[index].next_pos; }
 
   // Appends at most `budget` validated events, taken from the rings in
   // rotating order, to `out`, and advances each ring's read_pos past what it
@@ -47,6 +72,8 @@ class SegmentDrainer {
  private:
   struct RingCursor {
     uint64_t next_pos = 0;      // next position to read (private tail)
+    uint64_t released = 0;      // read_pos we last stored in shared memory
+    uint64_t committed = 0;     // durable position (kOnCommit)
     uint64_t last_dropped = 0;  // producer's dropped counter at our last read
     uint64_t torn_pos = ~0ULL;  // position first seen torn, if any
     uint64_t torn_since_ns = 0;
@@ -61,7 +88,11 @@ class SegmentDrainer {
   // unusable (counted); fixes what can be fixed with placeholders.
   bool ValidateEvent(abi::OpEvent& e, uint32_t string_count, ReaderStats* stats) const;
 
+  // Stores read_pos = `pos` (monotonic) and frees a drained retired ring.
+  void Release(uint32_t index, uint64_t pos, uint64_t head, uint32_t state, ReaderStats* stats);
+
   AttachedSegment& segment_;
+  const ReleasePolicy policy_;
   std::vector<RingCursor> cursors_;
   uint32_t next_ring_ = 0;
   uint64_t last_no_ring_drops_ = 0;

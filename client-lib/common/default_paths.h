@@ -1,0 +1,20 @@
+// Where optrace's files live by default, as the design specifies; shared by
+// the daemon and the CLI so that both agree without configuration.
+#ifndef OPTRACE_COMMON_DEFAULT_PATHS_H_
+#define OPTRACE_COMMON_DEFAULT_PATHS_H_
+
+#include <string>
+
+namespace optrace {
+
+// OPTRACE_SOCKET if set; else /run/optrace/optraced.sock for root, else
+// $XDG_RUNTIME_DIR/optrace/optraced.sock, else /tmp/optrace-$UID/optraced.sock.
+std::string DefaultSocketPath();
+
+// The state folder: /var/lib/optrace for root, else
+// $XDG_STATE_HOME/optrace (default ~/.local/state/optrace).
+std::string DefaultStateFolder();
+
+}  // namespace optrace
+
+#endif  // OPTRACE_COMMON_DEFAULT_PATHS_H_
