@@ -10,9 +10,12 @@
 // run time. stdout lines: "segment=<name>" once the segment exists,
 // "ready" before the ops start, and at the end
 // "done launches=<n> completes=<n> ring_full=<n> no_ring=<n> no_segment=<n>".
-// --forever loops until killed; --hold-open NAME opens op NAME, prints
-// "holding=<op id>" and sleeps until killed.
+// --forever runs until SIGTERM or SIGINT, then reports and exits cleanly.
+// --hold-open NAME, after the ops, opens op NAME, prints "holding=<op id>"
+// and sleeps until killed.
 #include <unistd.h>
+
+#include <csignal>
 
 #include <atomic>
 #include <cstdio>
@@ -65,6 +68,9 @@ Args Parse(int argc, char** argv) {
 }
 
 std::atomic<long> g_launches{0};
+std::atomic<bool> g_stop{false};
+
+void OnStopSignal(int) { g_stop.store(true); }
 
 void RunOps(long ops, bool forever) {
   static optrace::OpSite outer("outer");
@@ -72,7 +78,7 @@ void RunOps(long ops, bool forever) {
   uint32_t tags[8];
   for (int t = 0; t < 8; ++t) tags[t] = optrace::Intern("shape_" + std::to_string(t));
   long launched = 0;
-  for (long i = 0; forever || i < ops; ++i) {
+  for (long i = 0; forever ? !g_stop.load(std::memory_order_relaxed) : i < ops; ++i) {
     optrace::ScopedOp a(outer, optrace::Placement::Cpu(0), tags[i % 8]);
     optrace::ScopedOp b(inner, optrace::Placement::Gpu(1, 7));
     launched += (a.id() != 0) + (b.id() != 0);
@@ -96,18 +102,21 @@ int main(int argc, char** argv) {
     std::string line;
     std::getline(std::cin, line);
   }
-  if (args.hold_open != nullptr) {
-    static optrace::OpSite held(args.hold_open);
-    optrace::ScopedOp op(held);
-    std::printf("holding=%llu\n", static_cast<unsigned long long>(op.id()));
-    std::fflush(stdout);
-    while (true) ::pause();
-  }
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
   std::printf("ready\n");
   std::fflush(stdout);
   std::vector<std::thread> threads;
   for (int t = 0; t < args.threads; ++t) threads.emplace_back(RunOps, args.ops, args.forever);
   for (auto& t : threads) t.join();
+  if (args.hold_open != nullptr) {
+    static optrace::OpSite held(args.hold_open);
+    optrace::ScopedOp op(held);
+    std::printf("holding=%llu launches=%ld\n", static_cast<unsigned long long>(op.id()),
+                g_launches.load());
+    std::fflush(stdout);
+    while (true) ::pause();
+  }
   const optrace::DropCounts d = optrace::GetDropCounts();
   // Every recorded LAUNCH has its COMPLETE: launches == completes.
   std::printf("done launches=%ld completes=%ld ring_full=%llu no_ring=%llu no_segment=%llu\n",

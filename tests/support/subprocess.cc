@@ -96,6 +96,15 @@ std::optional<std::string> Subprocess::WaitForLine(const std::string& prefix,
   }
 }
 
+bool Subprocess::WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (err_.find(needle) == std::string::npos) {
+    if (stderr_fd_ < 0 || std::chrono::steady_clock::now() >= deadline) return false;
+    Pump(20);
+  }
+  return true;
+}
+
 void Subprocess::WriteStdin(const std::string& text) {
   if (stdin_fd_ >= 0) {
     [[maybe_unused]] ssize_t n = ::write(stdin_fd_, text.data(), text.size());

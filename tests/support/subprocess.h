@@ -39,6 +39,12 @@ class Subprocess {
   std::optional<std::string> WaitForLine(const std::string& prefix,
                                          std::chrono::milliseconds timeout);
 
+  // Moves whatever output is available now into stdout_text/stderr_text.
+  void Collect() { Pump(0); }
+
+  // Reads output until stderr contains `needle`; false on EOF or timeout.
+  bool WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout);
+
   // Writes `text` to the child's stdin.
   void WriteStdin(const std::string& text);
   void CloseStdin();

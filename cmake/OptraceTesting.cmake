@@ -1,0 +1,20 @@
+# optrace_discover_tests(<target> LABELS <label>... [TIMEOUT <s>] [PREFIX <p>])
+# Registers a GoogleTest binary's tests with ctest, with several labels.
+# gtest_discover_tests of CMake 3.25 flattens a list given in PROPERTIES
+# ("unit;daemon" arrives as LABELS unit plus a stray property), so the
+# labels are set again once ctest has read the discovered tests.
+function(optrace_discover_tests target)
+  cmake_parse_arguments(ARG "" "TIMEOUT;PREFIX" "LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${ARG_PREFIX}"
+                       PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  string(REPLACE ";" "\\;" escaped "${ARG_LABELS}")
+  file(WRITE ${labels_file}
+       "if(DEFINED ${target}_TESTS)\n"
+       "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${escaped}\")\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
+endfunction()

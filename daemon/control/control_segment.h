@@ -1,0 +1,39 @@
+// The daemon's read-only control segment "/<namespace>.control.<uid>": the
+// default level that producers start at before the daemon attaches to them
+// (see docs/abi.md, "Control segment").
+#ifndef OPTRACE_DAEMON_CONTROL_CONTROL_SEGMENT_H_
+#define OPTRACE_DAEMON_CONTROL_CONTROL_SEGMENT_H_
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "optrace/abi.h"
+
+namespace optrace::daemon {
+
+// Owns the segment: created at start (mode 0644, replacing a stale one),
+// removed by the destructor. Thread-safe (atomic stores only).
+class ControlSegment {
+ public:
+  static Result<std::unique_ptr<ControlSegment>> Create(const std::string& shm_folder,
+                                                        const std::string& ns);
+  ~ControlSegment();
+  ControlSegment(const ControlSegment&) = delete;
+  ControlSegment& operator=(const ControlSegment&) = delete;
+
+  // Publishes the level new producers start at (the configured default,
+  // raised by live tails).
+  void SetDefaultLevel(abi::LevelValue level);
+  // Refreshes the heartbeat (CLOCK_MONOTONIC ns).
+  void Heartbeat(uint64_t now_ns);
+
+ private:
+  ControlSegment(std::string path, abi::ControlBlock* block);
+  const std::string path_;
+  abi::ControlBlock* const block_;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_CONTROL_CONTROL_SEGMENT_H_

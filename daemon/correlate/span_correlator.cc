@@ -1,0 +1,166 @@
+#include "correlate/span_correlator.h"
+
+#include <algorithm>
+
+#include "optrace/abi.h"
+
+namespace optrace::daemon {
+namespace {
+
+constexpr auto kLaunch = static_cast<uint8_t>(abi::EventKind::kLaunch);
+constexpr auto kComplete = static_cast<uint8_t>(abi::EventKind::kComplete);
+
+}  // namespace
+
+SpanCorrelator::SpanCorrelator(std::function<uint64_t(uint64_t, uint64_t)> duration_ns,
+                               size_t max_open, size_t max_pending)
+    : duration_ns_(std::move(duration_ns)), max_open_(max_open), max_pending_(max_pending) {}
+
+Span SpanCorrelator::PairedSpan(const HalfOp& launch, const HalfOp& complete) const {
+  Span s;
+  s.op_id = launch.op_id;
+  s.parent_op_id = launch.parent_op_id;
+  s.start_ns = launch.ts_ns;
+  s.duration_ns = duration_ns_(launch.raw_ts, complete.raw_ts);
+  s.device_ns = complete.device_ns;
+  s.name = launch.name;
+  s.tag = launch.tag;
+  s.srcloc = launch.srcloc;
+  s.launch_tid = launch.tid;
+  s.complete_tid = complete.tid;
+  s.stream = launch.stream;
+  s.device = launch.device;
+  s.target = launch.target;
+  s.status = SpanStatus::kOk;
+  return s;
+}
+
+Span SpanCorrelator::LoneSpan(const HalfOp& half, SpanStatus status) {
+  Span s;
+  s.op_id = half.op_id;
+  s.parent_op_id = half.parent_op_id;
+  s.start_ns = half.ts_ns;
+  s.device_ns = half.device_ns;
+  s.name = half.name;
+  s.tag = half.tag;
+  s.srcloc = half.srcloc;
+  (half.kind == kLaunch ? s.launch_tid : s.complete_tid) = half.tid;
+  s.stream = half.stream;
+  s.device = half.device;
+  s.target = half.target;
+  s.status = status;
+  return s;
+}
+
+void SpanCorrelator::Close(const Waiting& w, CorrelatorOutput* out) {
+  if (w.persisted) out->halves_closed.emplace_back(w.half.op_id, w.half.kind);
+}
+
+void SpanCorrelator::Add(const HalfOp& half, CorrelatorOutput* out) {
+  const bool launch = half.kind == kLaunch;
+  WaitingMap& partners = launch ? pending_ : open_;
+  WaitingMap& mine = launch ? open_ : pending_;
+  if (auto it = partners.find(half.op_id); it != partners.end()) {
+    out->spans.push_back(launch ? PairedSpan(half, it->second.half)
+                                : PairedSpan(it->second.half, half));
+    ++stats_.spans;
+    Close(it->second, out);
+    partners.erase(it);
+    return;
+  }
+  // A second half of the same kind for a waiting id: stored on its own and
+  // marked, never merged with the first.
+  if (mine.count(half.op_id) != 0) {
+    out->spans.push_back(LoneSpan(half, SpanStatus::kDuplicate));
+    ++stats_.spans;
+    ++stats_.duplicates;
+    return;
+  }
+  if (launch) {
+    EvictIfFull(open_, max_open_, SpanStatus::kIncomplete, &stats_.evicted_open, out);
+  } else {
+    EvictIfFull(pending_, max_pending_, SpanStatus::kCompleteWithoutLaunch,
+                &stats_.evicted_pending, out);
+  }
+  mine.emplace(half.op_id, Waiting{half, false});
+  unpersisted_.emplace_back(half.op_id, half.kind);
+}
+
+void SpanCorrelator::EvictIfFull(WaitingMap& map, size_t cap, SpanStatus status,
+                                 uint64_t* counter, CorrelatorOutput* out) {
+  if (map.size() < cap) return;
+  // Op ids increase with time on each thread: the smallest are the oldest.
+  std::vector<uint64_t> ids;
+  ids.reserve(map.size());
+  for (const auto& [id, w] : map) ids.push_back(id);
+  const size_t evict = std::max<size_t>(1, map.size() / 10);
+  std::nth_element(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(evict - 1), ids.end());
+  const uint64_t limit = ids[evict - 1];
+  for (auto it = map.begin(); it != map.end();) {
+    if (it->first <= limit) {
+      out->spans.push_back(LoneSpan(it->second.half, status));
+      ++stats_.spans;
+      ++*counter;
+      Close(it->second, out);
+      it = map.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void SpanCorrelator::PersistWaiting(CorrelatorOutput* out) {
+  for (const auto& [op_id, kind] : unpersisted_) {
+    WaitingMap& map = kind == kLaunch ? open_ : pending_;
+    auto it = map.find(op_id);
+    if (it == map.end() || it->second.persisted) continue;  // paired meanwhile
+    it->second.persisted = true;
+    out->halves_opened.push_back(it->second.half);
+  }
+  unpersisted_.clear();
+}
+
+void SpanCorrelator::Unpersist(const std::vector<HalfOp>& halves) {
+  for (const HalfOp& h : halves) {
+    WaitingMap& map = h.kind == kLaunch ? open_ : pending_;
+    auto it = map.find(h.op_id);
+    if (it == map.end()) continue;
+    it->second.persisted = false;
+    unpersisted_.emplace_back(h.op_id, h.kind);
+  }
+}
+
+void SpanCorrelator::Finish(CorrelatorOutput* out) {
+  for (const auto& [id, w] : open_) {
+    out->spans.push_back(LoneSpan(w.half, SpanStatus::kIncomplete));
+    ++stats_.incomplete;
+    Close(w, out);
+  }
+  for (const auto& [id, w] : pending_) {
+    out->spans.push_back(LoneSpan(w.half, SpanStatus::kCompleteWithoutLaunch));
+    ++stats_.completes_without_launch;
+    Close(w, out);
+  }
+  stats_.spans += open_.size() + pending_.size();
+  open_.clear();
+  pending_.clear();
+  unpersisted_.clear();
+}
+
+void SpanCorrelator::Restore(const std::vector<HalfOp>& halves) {
+  for (const HalfOp& h : halves) {
+    if (h.kind != kLaunch && h.kind != kComplete) continue;
+    (h.kind == kLaunch ? open_ : pending_).emplace(h.op_id, Waiting{h, true});
+  }
+}
+
+std::vector<HalfOp> SpanCorrelator::OpenLaunches() const {
+  std::vector<HalfOp> out;
+  out.reserve(open_.size());
+  for (const auto& [id, w] : open_) out.push_back(w.half);
+  std::sort(out.begin(), out.end(),
+            [](const HalfOp& a, const HalfOp& b) { return a.op_id < b.op_id; });
+  return out;
+}
+
+}  // namespace optrace::daemon

@@ -1,0 +1,93 @@
+// Pairs the LAUNCH and COMPLETE halves of one session's ops into spans,
+// whichever threads, rings and order they arrive in.
+#ifndef OPTRACE_DAEMON_CORRELATE_SPAN_CORRELATOR_H_
+#define OPTRACE_DAEMON_CORRELATE_SPAN_CORRELATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "model/span.h"
+
+namespace optrace::daemon {
+
+// What one step of correlation produced, for the next StoreBatch.
+struct CorrelatorOutput {
+  std::vector<Span> spans;
+  std::vector<HalfOp> halves_opened;  // unpaired halves to persist
+  std::vector<std::pair<uint64_t, uint8_t>> halves_closed;  // persisted halves paired or finalised
+};
+
+// Counters of what the correlator had to decide for itself.
+struct CorrelatorStats {
+  uint64_t spans = 0;
+  uint64_t duplicates = 0;
+  uint64_t incomplete = 0;
+  uint64_t completes_without_launch = 0;
+  uint64_t evicted_open = 0;      // open LAUNCHes stored early as incomplete (cap)
+  uint64_t evicted_pending = 0;   // early COMPLETEs stored as without-launch (cap)
+};
+
+// Key: the op id within one session (the correlator is per session).
+// Thread rules: one thread. Memory is bounded by `max_open` LAUNCHes and
+// `max_pending` COMPLETEs waiting for their other half: beyond, the oldest
+// are stored early with their final status and counted.
+class SpanCorrelator {
+ public:
+  // `duration_ns(launch_raw_ts, complete_raw_ts)` converts the producer's
+  // clock to nanoseconds (the session's ClockConverter).
+  SpanCorrelator(std::function<uint64_t(uint64_t, uint64_t)> duration_ns, size_t max_open,
+                 size_t max_pending);
+
+  // Feeds one half (kind LAUNCH or COMPLETE) and appends what it finishes.
+  void Add(const HalfOp& half, CorrelatorOutput* out);
+
+  // Persists the halves that have waited since the last call: appended to
+  // out->halves_opened. Called when a batch is cut, so that a restarted
+  // daemon can still pair them.
+  void PersistWaiting(CorrelatorOutput* out);
+
+  // After a batch that persisted `halves` was shed: they are not stored, so
+  // the next PersistWaiting persists them again.
+  void Unpersist(const std::vector<HalfOp>& halves);
+
+  // The process ended: every open LAUNCH becomes an incomplete span and
+  // every waiting COMPLETE a complete-without-launch span.
+  void Finish(CorrelatorOutput* out);
+
+  // Restores halves a previous daemon persisted (already stored).
+  void Restore(const std::vector<HalfOp>& halves);
+
+  // LAUNCHes still waiting for their COMPLETE (the ops still open).
+  size_t open_count() const { return open_.size(); }
+  std::vector<HalfOp> OpenLaunches() const;
+  const CorrelatorStats& stats() const { return stats_; }
+
+ private:
+  struct Waiting {
+    HalfOp half;
+    bool persisted = false;
+  };
+  using WaitingMap = std::unordered_map<uint64_t, Waiting>;
+
+  Span PairedSpan(const HalfOp& launch, const HalfOp& complete) const;
+  static Span LoneSpan(const HalfOp& half, SpanStatus status);
+  // Finishes a waiting half whose partner arrived, or that is finalised.
+  static void Close(const Waiting& w, CorrelatorOutput* out);
+  // Stores the oldest tenth of `map` early with `status` when it is full.
+  void EvictIfFull(WaitingMap& map, size_t cap, SpanStatus status, uint64_t* counter,
+                   CorrelatorOutput* out);
+
+  std::function<uint64_t(uint64_t, uint64_t)> duration_ns_;
+  const size_t max_open_;
+  const size_t max_pending_;
+  WaitingMap open_;     // LAUNCH waiting for COMPLETE
+  WaitingMap pending_;  // COMPLETE waiting for LAUNCH
+  std::vector<std::pair<uint64_t, uint8_t>> unpersisted_;  // (op id, kind) in arrival order
+  CorrelatorStats stats_;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_CORRELATE_SPAN_CORRELATOR_H_

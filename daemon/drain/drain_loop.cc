@@ -1,0 +1,443 @@
+#include "drain/drain_loop.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "log/log.h"
+#include "optrace/reader/clock_converter.h"
+
+namespace optrace::daemon {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+constexpr uint64_t kHousekeepingNs = 100 * kMs;
+constexpr uint64_t kHeartbeatNs = 1000 * kMs;
+constexpr uint64_t kScanNs = 2000 * kMs;
+constexpr uint64_t kRefineTscNs = 10'000 * kMs;
+// epoll data for the two fixed fds; pidfds carry their session id + 2.
+constexpr uint64_t kWatcherTag = 0;
+constexpr uint64_t kWakeTag = 1;
+constexpr uint64_t kFirstSessionTag = 2;
+
+uint64_t ClockNs(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// What a shed batch held for one session, kept aside before Submit (which
+// consumes the batch) so that a refusal can be accounted for.
+struct ShedPlan {
+  SessionId session;
+  SessionSpans spans;
+  SessionInstants instants;
+  SessionHalves halves;
+};
+
+}  // namespace
+
+DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
+                     ControlSegment* control, std::shared_ptr<const LevelPolicy> policy,
+                     LiveEventListener* listener)
+    : options_(std::move(options)),
+      store_(store),
+      reader_(std::move(reader)),
+      control_(control),
+      listener_(listener),
+      policy_(std::move(policy)) {}
+
+DrainLoop::~DrainLoop() {
+  if (thread_.joinable()) {
+    RequestStop();
+    Join();
+  }
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+Status DrainLoop::Start(ResumeState resume) {
+  auto watcher = SegmentWatcher::Create(options_.shm_folder, options_.attach.ns);
+  if (!watcher.ok()) return watcher.status();
+  watcher_ = std::move(watcher).value();
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) return Status::IoError(std::string("epoll: ") + std::strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kWatcherTag;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, watcher_->fd(), &ev);
+  ev.data.u64 = kWakeTag;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  resume_ = std::move(resume);
+  dictionary_.Load(resume_.strings);
+  next_session_id_ = resume_.max_session_id + 1;
+  active_policy_ = policy_;
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void DrainLoop::RequestStop() {
+  stop_.store(true);
+  Wake();
+}
+
+void DrainLoop::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void DrainLoop::SetPolicy(std::shared_ptr<const LevelPolicy> policy) {
+  std::lock_guard<std::mutex> lock(policy_mu_);
+  policy_ = std::move(policy);
+}
+
+void DrainLoop::Wake() {
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+}
+
+void DrainLoop::Run() {
+  // Producers that existed before us (or across our restart) first.
+  for (const std::string& name : watcher_->Scan()) TryAttach(name);
+  FinalizeOrphans();
+  int interval_ms = options_.min_interval_ms;
+  last_cut_ns_ = ClockNs(CLOCK_MONOTONIC);
+  epoll_event events[64];
+  while (!stop_.load()) {
+    const int n = ::epoll_wait(epoll_fd_, events, 64, interval_ms);
+    for (int i = 0; i < n; ++i) {
+      const uint64_t tag = events[i].data.u64;
+      if (tag == kWatcherTag) {
+        bool overflowed = false;
+        for (const std::string& name : watcher_->ReadNewNames(&overflowed)) TryAttach(name);
+        if (overflowed) last_scan_ns_ = 0;  // rescan now
+      } else if (tag == kWakeTag) {
+        uint64_t v;
+        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
+      } else {
+        exited_.insert(tag - kFirstSessionTag);
+      }
+    }
+    const uint64_t now = ClockNs(CLOCK_MONOTONIC);
+    bool drained_any = false;
+    DrainAll(now, &drained_any);
+    FinishExited(now);
+    if (now - last_housekeeping_ns_ >= kHousekeepingNs) Housekeeping(now);
+    Cut(now);
+    ApplyCommits();
+    // Work proportional to events: back off while nothing flows.
+    interval_ms = drained_any ? options_.min_interval_ms
+                              : std::min(interval_ms * 2, options_.max_interval_ms);
+  }
+  Shutdown();
+}
+
+void DrainLoop::TryAttach(const std::string& name) {
+  if (by_segment_.count(name) != 0 || rejected_.count(name) != 0) return;
+  auto attached = reader::AttachedSegment::Attach(name, options_.attach);
+  if (attached.ok()) {
+    not_ready_.erase(name);
+    Adopt(std::move(attached).value());
+    return;
+  }
+  const Status& st = attached.status();
+  switch (st.code()) {
+    case Status::Code::kNotReady:
+      not_ready_.insert(name);  // retried by housekeeping
+      return;
+    case Status::Code::kNotFound:
+      not_ready_.erase(name);
+      return;
+    default:
+      not_ready_.erase(name);
+      rejected_.insert(name);
+      counters_.segments_rejected.fetch_add(1);
+      LogWarning("rejected segment {}: {}", name, st.message());
+      return;
+  }
+}
+
+void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
+  const reader::SegmentGeometry& g = segment->geometry();
+  const std::string name = segment->shm_name();
+  SessionRecord record;
+  const std::vector<RingCursor>* cursors = nullptr;
+  const std::vector<HalfOp>* halves = nullptr;
+  auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
+                              [&](const SessionRecord& r) { return r.segment_name == name; });
+  if (resumed != resume_.running_sessions.end()) {
+    record = *resumed;
+    if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
+    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end()) halves = &h->second;
+  } else {
+    // A segment whose session already ended: a daemon stored it and died
+    // before removing the segment. Nothing left to read; remove it now.
+    auto stored = reader_->SessionBySegment(name);
+    if (stored.ok() && stored.value().has_value()) {
+      LogInfo("segment {} belongs to session {}, already stored as {}; removing it", name,
+              stored.value()->id, SessionStateName(stored.value()->state));
+      segment->Unlink();
+      rejected_.insert(name);
+      return;
+    }
+    record.id = next_session_id_++;
+    record.segment_name = name;
+    record.pid = g.name.pid;
+    record.uid = g.name.uid;
+    record.executable = g.executable;
+    record.command_line = g.command_line;
+    record.label = g.session_label;
+    record.start_ns = static_cast<int64_t>(g.created_realtime_ns);
+  }
+  auto session = std::make_unique<ProducerSession>(std::move(segment), std::move(record),
+                                                   &dictionary_, listener_, options_.limits);
+  if (cursors != nullptr || halves != nullptr) {
+    session->Resume(cursors != nullptr ? *cursors : std::vector<RingCursor>{},
+                    halves != nullptr ? *halves : std::vector<HalfOp>{});
+  }
+  const SessionId id = session->record().id;
+  if (session->pidfd() >= 0) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = id + kFirstSessionTag;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, session->pidfd(), &ev);
+  }
+  session->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()),
+                                         ClockNs(CLOCK_MONOTONIC));
+  UpdateLevel(*session);
+  // A producer that died while no daemon ran: ingest it as it is.
+  if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
+  LogInfo("attached {} as session {} (pid {}, label '{}'{})", name, id, session->record().pid,
+          session->record().label, resumed != resume_.running_sessions.end() ? ", resumed" : "");
+  counters_.segments_attached.fetch_add(1);
+  by_segment_[name] = id;
+  sessions_[id] = std::move(session);
+}
+
+void DrainLoop::FinalizeOrphans() {
+  // Sessions the last daemon left running whose segment is gone: their
+  // process ended while no daemon ran and removed its segment. Close them
+  // with what was persisted.
+  for (const SessionRecord& r : resume_.running_sessions) {
+    if (by_segment_.count(r.segment_name) != 0) continue;
+    SpanCorrelator correlator([](uint64_t, uint64_t) { return uint64_t{0}; }, 1, 1);
+    if (auto h = resume_.open_halves.find(r.id); h != resume_.open_halves.end()) {
+      correlator.Restore(h->second);
+    }
+    CorrelatorOutput out;
+    correlator.Finish(&out);
+    StoreBatch batch;
+    batch.sequence = next_sequence_++;
+    SessionRecord record = r;
+    record.state = SessionState::kCrashed;
+    record.end_ns = static_cast<int64_t>(ClockNs(CLOCK_REALTIME));
+    record.open_ops = correlator.stats().incomplete;
+    record.spans += out.spans.size();
+    batch.sessions.push_back(record);
+    if (!out.spans.empty()) batch.spans.push_back({r.id, std::move(out.spans)});
+    for (const auto& [op_id, kind] : out.halves_closed) batch.halves_closed.push_back({r.id, op_id, kind});
+    LogInfo("session {} ({}) ended while no daemon ran; closed as crashed", r.id, r.segment_name);
+    if (!store_->Submit(std::move(batch))) {
+      LogWarning("could not store the end of session {}: writer queue full", r.id);
+    }
+  }
+  resume_ = ResumeState{};  // consumed
+}
+
+void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
+  counters_.drain_passes.fetch_add(1, std::memory_order_relaxed);
+  for (auto& [id, s] : sessions_) {
+    if (s->finished()) continue;
+    const uint64_t before = s->record().events;
+    const uint64_t violations = s->reader_stats().Violations();
+    s->Drain(options_.budget_per_segment, reader::DrainMode::kLive, now_ns);
+    const uint64_t read = s->record().events - before;
+    if (read > 0) {
+      *drained_any = true;
+      counters_.events_ingested.fetch_add(read, std::memory_order_relaxed);
+    }
+    const uint64_t new_violations = s->reader_stats().Violations() - violations;
+    if (new_violations > 0) {
+      counters_.abi_violations.fetch_add(new_violations, std::memory_order_relaxed);
+      LogWarning("segment {}: {} ABI violations in one pass (corrupt {}, torn {}, invalid {}, "
+                 "unknown strings {}, faults {})",
+                 s->segment().shm_name(), new_violations, s->reader_stats().ring_corrupt,
+                 s->reader_stats().slots_torn, s->reader_stats().events_invalid,
+                 s->reader_stats().unknown_string_ids, s->reader_stats().shm_faults);
+    }
+  }
+}
+
+void DrainLoop::FinishExited(uint64_t now_ns) {
+  if (exited_.empty()) return;
+  const auto end_ns = static_cast<int64_t>(ClockNs(CLOCK_REALTIME));
+  for (SessionId id : exited_) {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->finished()) continue;
+    ProducerSession& s = *it->second;
+    if (s.pidfd() >= 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s.pidfd(), nullptr);
+    s.Finish(end_ns, now_ns);
+    counters_.sessions_finished.fetch_add(1);
+    LogInfo("session {} (pid {}) {}: {} events, {} ops left open", id, s.record().pid,
+            SessionStateName(s.record().state), s.record().events, s.record().open_ops);
+  }
+  exited_.clear();
+  last_cut_ns_ = 0;  // store the end promptly
+}
+
+void DrainLoop::UpdateLevel(ProducerSession& s) {
+  const auto fields = s.segment().ReadProducerFields();
+  if (!fields) return;
+  const abi::LevelValue live = ComputeLiveLevel(
+      static_cast<abi::LevelValue>(fields->requested_level),
+      active_policy_->LevelForLabel(s.record().label), s.override_level, abi::LevelValue::kOff);
+  const auto word = s.segment().ReadLevelWord();
+  if (s.written_level == live && word == static_cast<uint32_t>(live)) return;
+  if (s.written_level == live && word.has_value()) {
+    // Someone else wrote the word: we keep the authoritative value.
+    counters_.level_tampered.fetch_add(1);
+  }
+  if (s.segment().WriteLevel(live)) {
+    s.written_level = live;
+    counters_.level_writes.fetch_add(1);
+  }
+}
+
+void DrainLoop::Housekeeping(uint64_t now_ns) {
+  last_housekeeping_ns_ = now_ns;
+  {
+    std::lock_guard<std::mutex> lock(policy_mu_);
+    active_policy_ = policy_;
+  }
+  const bool heartbeat = now_ns - last_heartbeat_ns_ >= kHeartbeatNs;
+  if (heartbeat) last_heartbeat_ns_ = now_ns;
+  for (auto& [id, s] : sessions_) {
+    if (s->finished()) continue;
+    UpdateLevel(*s);
+    if (heartbeat) {
+      s->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()), now_ns);
+      // Without a pidfd, liveness is polled.
+      if (s->pidfd() < 0 && s->segment().CheckLiveness() == reader::ProducerLiveness::kGone) {
+        exited_.insert(id);
+      }
+    }
+  }
+  if (heartbeat && control_ != nullptr) {
+    control_->SetDefaultLevel(active_policy_->default_level());
+    control_->Heartbeat(now_ns);
+  }
+  if (now_ns - last_scan_ns_ >= kScanNs) {
+    last_scan_ns_ = now_ns;
+    for (const std::string& name : watcher_->Scan()) TryAttach(name);
+  }
+  for (const std::string& name : std::set<std::string>(not_ready_)) TryAttach(name);
+  if (now_ns - last_refine_ns_ >= kRefineTscNs) {
+    last_refine_ns_ = now_ns;
+    reader::RefineTscRate();
+  }
+}
+
+void DrainLoop::Cut(uint64_t now_ns) {
+  size_t pending_spans = 0;
+  bool pending = false;
+  for (const auto& [id, s] : sessions_) {
+    pending_spans += s->pending_spans();
+    pending = pending || s->HasPending();
+  }
+  const bool due = now_ns - last_cut_ns_ >= static_cast<uint64_t>(options_.batch_max_age_ms) * kMs;
+  if (!pending || (pending_spans < options_.batch_max_spans && !due)) return;
+  last_cut_ns_ = now_ns;
+
+  StoreBatch batch;
+  batch.sequence = next_sequence_++;
+  batch.new_strings = dictionary_.TakeAdditions();
+  for (auto& [id, s] : sessions_) {
+    if (s->HasPending()) s->CutInto(&batch);
+  }
+  // Keep aside what a refusal would lose, then hand the batch over.
+  std::vector<ShedPlan> plans;
+  for (const SessionRecord& r : batch.sessions) plans.push_back({r.id, {}, {}, {}});
+  auto plan_for = [&](SessionId id) -> ShedPlan& {
+    return *std::find_if(plans.begin(), plans.end(), [&](const ShedPlan& p) { return p.session == id; });
+  };
+  for (const SessionSpans& sp : batch.spans) plan_for(sp.session).spans = sp;
+  for (const SessionInstants& si : batch.instants) plan_for(si.session).instants = si;
+  for (const SessionHalves& sh : batch.halves_opened) plan_for(sh.session).halves = sh;
+  std::vector<std::pair<StringId, std::string>> strings = batch.new_strings;
+  InFlight flight{batch.sequence, batch.cursors};
+  std::vector<SessionId> finishing;
+  for (const SessionRecord& r : batch.sessions) {
+    if (r.state != SessionState::kRunning) finishing.push_back(r.id);
+  }
+  if (store_->Submit(std::move(batch))) {
+    counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
+    for (SessionId id : finishing) final_sequence_[id] = flight.sequence;
+    in_flight_.push_back(std::move(flight));
+    return;
+  }
+  // Shed: the writer is behind. Count what is lost per session; records,
+  // cursors, strings and halves go into the next batch again.
+  counters_.batches_shed.fetch_add(1, std::memory_order_relaxed);
+  dictionary_.ReturnAdditions(std::move(strings));
+  for (ShedPlan& p : plans) {
+    auto it = sessions_.find(p.session);
+    if (it == sessions_.end()) continue;
+    counters_.events_shed.fetch_add(it->second->OnShed(&p.spans, &p.instants, &p.halves),
+                                    std::memory_order_relaxed);
+  }
+  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence, plans.size());
+}
+
+void DrainLoop::ApplyCommits() {
+  const uint64_t committed = store_->CommittedSequence();
+  while (!in_flight_.empty() && in_flight_.front().sequence <= committed) {
+    for (const RingCursor& c : in_flight_.front().cursors) {
+      auto it = sessions_.find(c.session);
+      if (it != sessions_.end()) it->second->OnCommitted(c);
+    }
+    in_flight_.pop_front();
+  }
+  // A finished session whose end is stored: its segment can go.
+  for (auto it = final_sequence_.begin(); it != final_sequence_.end();) {
+    auto session = sessions_.find(it->first);
+    if (it->second > committed || session == sessions_.end() || session->second->HasPending()) {
+      ++it;
+      continue;
+    }
+    session->second->segment().Unlink();
+    counters_.segments_removed.fetch_add(1);
+    by_segment_.erase(session->second->segment().shm_name());
+    sessions_.erase(session);
+    it = final_sequence_.erase(it);
+  }
+}
+
+void DrainLoop::Shutdown() {
+  const uint64_t now = ClockNs(CLOCK_MONOTONIC);
+  bool drained_any = false;
+  DrainAll(now, &drained_any);
+  FinishExited(now);
+  // Store everything read, waiting for the writer if it is behind.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    last_cut_ns_ = 0;
+    const uint64_t shed_before = counters_.batches_shed.load();
+    Cut(now);
+    if (counters_.batches_shed.load() == shed_before) break;
+    store_->Flush(100);
+  }
+  if (!store_->Flush(10'000)) LogWarning("shutdown: the writer did not finish within 10 s");
+  ApplyCommits();
+  // Detach: producers may set their own level again, and know at exit that
+  // no daemon is attached.
+  for (auto& [id, s] : sessions_) {
+    if (!s->finished()) s->segment().WriteDaemonPresence(0, now);
+  }
+  LogInfo("drain loop stopped: {} sessions detached", sessions_.size());
+}
+
+}  // namespace optrace::daemon

@@ -1,0 +1,195 @@
+#include "drain/producer_session.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace optrace::daemon {
+namespace {
+
+constexpr auto kLaunch = static_cast<uint8_t>(abi::EventKind::kLaunch);
+constexpr auto kComplete = static_cast<uint8_t>(abi::EventKind::kComplete);
+
+int OpenPidfd(uint32_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+// Events a span stands for: a paired span had two, a lone half one.
+uint64_t EventsOf(const Span& s) { return s.status == SpanStatus::kOk ? 2 : 1; }
+
+}  // namespace
+
+ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segment,
+                                 SessionRecord record, StringDictionary* dictionary,
+                                 LiveEventListener* listener, Limits limits)
+    : segment_(std::move(segment)),
+      record_(std::move(record)),
+      dictionary_(dictionary),
+      listener_(listener),
+      drainer_(*segment_, reader::ReleasePolicy::kOnCommit),
+      strings_(*segment_),
+      clock_(segment_->geometry()),
+      correlator_([this](uint64_t a, uint64_t b) { return clock_.DurationNs(a, b); },
+                  limits.max_open, limits.max_pending) {
+  pidfd_ = OpenPidfd(segment_->geometry().name.pid);
+  // The pid may have been reused before we opened the pidfd: then the
+  // pidfd watches a stranger; rely on CheckLiveness instead.
+  if (pidfd_ >= 0 && segment_->CheckLiveness() == reader::ProducerLiveness::kGone) {
+    ::close(pidfd_);
+    pidfd_ = -1;
+  }
+  restart_losses_ = record_.dropped_daemon_restart;
+  shed_events_ = record_.dropped_shed;
+}
+
+ProducerSession::~ProducerSession() {
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+void ProducerSession::Resume(const std::vector<RingCursor>& cursors,
+                             const std::vector<HalfOp>& halves) {
+  for (const RingCursor& c : cursors) {
+    if (c.ring < drainer_.ring_count()) restart_losses_ += drainer_.ResumeAt(c.ring, c.position);
+  }
+  correlator_.Restore(halves);
+  dirty_ = true;
+}
+
+StringId ProducerSession::Resolve(uint32_t id) {
+  if (id == abi::kStringNone) return 0;
+  if (id == reader::kInvalidStringId) return dictionary_->Intern("<invalid string id>");
+  if (string_ids_.size() <= id) string_ids_.resize(std::min<size_t>(id + 1024, segment_->geometry().string_slots));
+  if (id < string_ids_.size() && string_ids_[id] != 0) return string_ids_[id];
+  const StringId global = dictionary_->Intern(strings_.Get(id, &stats_));
+  if (id < string_ids_.size()) string_ids_[id] = global;
+  return global;
+}
+
+void ProducerSession::Ingest(const abi::OpEvent& e) {
+  if (e.kind == kLaunch || e.kind == kComplete) {
+    HalfOp h;
+    h.op_id = e.op_id;
+    h.kind = e.kind;
+    h.ts_ns = static_cast<int64_t>(clock_.ToRealtimeNs(e.ts));
+    h.raw_ts = e.ts;
+    h.parent_op_id = e.parent_op_id;
+    h.device_ns = (e.kind == kComplete && (e.flags & abi::kFlagDeviceDuration) != 0) ? e.arg : 0;
+    h.name = Resolve(e.name_id);
+    h.tag = Resolve(e.tag_id);
+    h.srcloc = Resolve(e.srcloc_id);
+    h.tid = e.thread_id;
+    h.stream = e.stream;
+    h.device = e.device_id;
+    h.target = e.target_kind;
+    const size_t before = pending_.spans.size();
+    correlator_.Add(h, &pending_);
+    if (listener_ != nullptr) {
+      listener_->OnHalf(record_, h);
+      for (size_t i = before; i < pending_.spans.size(); ++i) listener_->OnSpan(record_, pending_.spans[i]);
+    }
+    return;
+  }
+  Instant in;
+  in.ts_ns = static_cast<int64_t>(clock_.ToRealtimeNs(e.ts));
+  in.parent_op_id = e.parent_op_id;
+  in.value = static_cast<int64_t>(e.arg);
+  in.name = Resolve(e.name_id);
+  in.tag = Resolve(e.tag_id);
+  in.tid = e.thread_id;
+  in.kind = e.kind;
+  in.level = e.level;
+  pending_instants_.push_back(in);
+  ++record_.instants;
+}
+
+bool ProducerSession::Drain(size_t budget, reader::DrainMode mode, uint64_t now_ns) {
+  events_.clear();
+  const bool more = drainer_.Drain(budget, mode, now_ns, &events_, &stats_);
+  for (const abi::OpEvent& e : events_) Ingest(e);
+  if (!events_.empty()) {
+    record_.events += events_.size();
+    dirty_ = true;
+  }
+  return more;
+}
+
+void ProducerSession::Finish(int64_t end_realtime_ns, uint64_t now_ns) {
+  // Everything the process published is in the rings now; read to the end.
+  while (Drain(1 << 20, reader::DrainMode::kFinal, now_ns)) {
+  }
+  const size_t before = pending_.spans.size();
+  correlator_.Finish(&pending_);
+  if (listener_ != nullptr) {
+    for (size_t i = before; i < pending_.spans.size(); ++i) listener_->OnSpan(record_, pending_.spans[i]);
+  }
+  const auto fields = segment_->ReadProducerFields();
+  const bool clean = fields && fields->exit_state == abi::ExitState::kClean;
+  record_.state = clean ? SessionState::kExited : SessionState::kCrashed;
+  record_.end_ns = end_realtime_ns;
+  record_.open_ops = correlator_.stats().incomplete;
+  finished_ = true;
+  dirty_ = true;
+}
+
+void ProducerSession::RefreshRecordCounters() {
+  record_.spans = correlator_.stats().spans;
+  if (!finished_) record_.open_ops = correlator_.open_count();
+  record_.dropped_ring_full = stats_.events_dropped_ring_full;
+  record_.dropped_no_ring = stats_.events_dropped_no_ring;
+  record_.strings_dropped = stats_.strings_dropped;
+  record_.dropped_invalid = stats_.events_invalid + stats_.slots_torn + stats_.events_lost_resync;
+  record_.dropped_daemon_restart = restart_losses_;
+  record_.dropped_shed = shed_events_;
+}
+
+bool ProducerSession::HasPending() const {
+  return dirty_ || !pending_.spans.empty() || !pending_instants_.empty() ||
+         !pending_.halves_closed.empty();
+}
+
+size_t ProducerSession::CutInto(StoreBatch* batch) {
+  correlator_.PersistWaiting(&pending_);
+  RefreshRecordCounters();
+  const SessionId id = record_.id;
+  const size_t spans = pending_.spans.size();
+  batch->sessions.push_back(record_);
+  if (!pending_.spans.empty()) batch->spans.push_back({id, std::move(pending_.spans)});
+  if (!pending_instants_.empty()) batch->instants.push_back({id, std::move(pending_instants_)});
+  if (!pending_.halves_opened.empty()) {
+    batch->halves_opened.push_back({id, std::move(pending_.halves_opened)});
+  }
+  for (const auto& [op_id, kind] : pending_.halves_closed) {
+    batch->halves_closed.push_back({id, op_id, kind});
+  }
+  for (uint32_t r = 0; r < drainer_.ring_count(); ++r) {
+    batch->cursors.push_back({id, r, drainer_.consumed_position(r)});
+  }
+  pending_ = CorrelatorOutput{};
+  pending_instants_.clear();
+  dirty_ = false;
+  return spans;
+}
+
+uint64_t ProducerSession::OnShed(const SessionSpans* spans, const SessionInstants* instants,
+                                 const SessionHalves* halves) {
+  const uint64_t before = shed_events_;
+  if (spans != nullptr) {
+    for (const Span& s : spans->spans) shed_events_ += EventsOf(s);
+  }
+  if (instants != nullptr) shed_events_ += instants->instants.size();
+  if (halves != nullptr) correlator_.Unpersist(halves->halves);
+  dirty_ = true;
+  return shed_events_ - before;
+}
+
+void ProducerSession::OnCommitted(const RingCursor& cursor) {
+  if (cursor.ring < drainer_.ring_count()) drainer_.MarkCommitted(cursor.ring, cursor.position);
+}
+
+}  // namespace optrace::daemon

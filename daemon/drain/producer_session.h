@@ -1,0 +1,122 @@
+// One attached producer: its segment, the drainer and string reader over
+// it, its correlator and its session record. The drain loop owns one per
+// live (or finishing) producer process.
+#ifndef OPTRACE_DAEMON_DRAIN_PRODUCER_SESSION_H_
+#define OPTRACE_DAEMON_DRAIN_PRODUCER_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "correlate/span_correlator.h"
+#include "model/store_batch.h"
+#include "optrace/reader/attached_segment.h"
+#include "optrace/reader/clock_converter.h"
+#include "optrace/reader/segment_drainer.h"
+#include "optrace/reader/string_table_reader.h"
+#include "strings/string_dictionary.h"
+
+namespace optrace::daemon {
+
+// Receives every event as it is ingested (live tails). Called on the drain
+// thread; must not block.
+class LiveEventListener {
+ public:
+  virtual ~LiveEventListener() = default;
+  virtual void OnHalf(const SessionRecord& session, const HalfOp& half) = 0;
+  virtual void OnSpan(const SessionRecord& session, const Span& span) = 0;
+};
+
+// Thread rules: the drain thread only, except where noted.
+class ProducerSession {
+ public:
+  struct Limits {
+    size_t max_open = 1 << 20;     // open LAUNCHes kept for pairing
+    size_t max_pending = 1 << 16;  // COMPLETEs waiting for their LAUNCH
+  };
+
+  // Wraps `segment` as session `record` (fresh, or continued after a daemon
+  // restart: then call Resume before the first Drain). `dictionary` and
+  // `listener` (may be null) must outlive the session.
+  ProducerSession(std::unique_ptr<reader::AttachedSegment> segment, SessionRecord record,
+                  StringDictionary* dictionary, LiveEventListener* listener, Limits limits);
+  ~ProducerSession();
+  ProducerSession(const ProducerSession&) = delete;
+  ProducerSession& operator=(const ProducerSession&) = delete;
+
+  // Continues after a daemon restart: skips what the previous daemon
+  // stored, counts what it read but never stored, and restores the halves
+  // it persisted.
+  void Resume(const std::vector<RingCursor>& cursors, const std::vector<HalfOp>& halves);
+
+  // One drain pass of at most `budget` events. Returns true when events
+  // were left behind (budget exhausted or a slot not yet readable).
+  bool Drain(size_t budget, reader::DrainMode mode, uint64_t now_ns);
+
+  // The process has ended: drains what is left, turns open ops into
+  // incomplete spans, and sets the end state (exited when the producer
+  // flagged a clean exit, crashed otherwise).
+  void Finish(int64_t end_realtime_ns, uint64_t now_ns);
+
+  // Moves everything accumulated since the last cut into `batch`, with the
+  // session record and the ring cursors it makes durable. Returns the number
+  // of spans moved.
+  size_t CutInto(StoreBatch* batch);
+
+  // The batch that carried this session's last cut was shed: count what is
+  // lost and make sure the record and halves go into the next batch.
+  // Returns the number of events lost.
+  uint64_t OnShed(const SessionSpans* spans, const SessionInstants* instants,
+              const SessionHalves* halves);
+
+  // The batch with `cursor` committed: the ring may release those slots.
+  void OnCommitted(const RingCursor& cursor);
+
+  // True when something waits for the next cut.
+  bool HasPending() const;
+  size_t pending_spans() const { return pending_.spans.size(); }
+  bool finished() const { return finished_; }
+
+  const SessionRecord& record() const { return record_; }
+  reader::AttachedSegment& segment() { return *segment_; }
+  const reader::ReaderStats& reader_stats() const { return stats_; }
+  const SpanCorrelator& correlator() const { return correlator_; }
+
+  // The pidfd of the producer (readable once it exits), or -1 when the
+  // kernel gave none: then the caller polls CheckLiveness.
+  int pidfd() const { return pidfd_; }
+
+  // Live level bookkeeping: what the daemon last wrote, and the explicit
+  // override (SetLevel for this producer), if any.
+  std::optional<abi::LevelValue> written_level;
+  std::optional<abi::LevelValue> override_level;
+
+ private:
+  StringId Resolve(uint32_t segment_string_id);
+  void Ingest(const abi::OpEvent& e);
+  void RefreshRecordCounters();
+
+  std::unique_ptr<reader::AttachedSegment> segment_;
+  SessionRecord record_;
+  StringDictionary* dictionary_;
+  LiveEventListener* listener_;
+  reader::SegmentDrainer drainer_;
+  reader::StringTableReader strings_;
+  reader::ClockConverter clock_;
+  SpanCorrelator correlator_;
+  reader::ReaderStats stats_;
+  std::vector<StringId> string_ids_;  // segment string id -> dictionary id (0 = not yet)
+  std::vector<abi::OpEvent> events_;  // drain scratch
+  CorrelatorOutput pending_;
+  std::vector<Instant> pending_instants_;
+  uint64_t restart_losses_ = 0;
+  uint64_t shed_events_ = 0;
+  bool dirty_ = true;
+  bool finished_ = false;
+  int pidfd_ = -1;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_DRAIN_PRODUCER_SESSION_H_

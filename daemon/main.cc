@@ -1,0 +1,223 @@
+// optraced: the op tracing daemon. Wires the parts together: config, the
+// instance lock, storage, the control segment, the drain loop, signals.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "common/level_names.h"
+#include "config/daemon_config.h"
+#include "control/control_segment.h"
+#include "control/instance_lock.h"
+#include "drain/drain_loop.h"
+#include "levels/level_policy.h"
+#include "log/log.h"
+#include "storage/span_reader.h"
+#include "storage/span_store.h"
+
+namespace optrace::daemon {
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+// Flags override the config file, which overrides the defaults; a flag not
+// given leaves the value alone.
+struct Flags {
+  std::string config;
+  std::optional<std::string> socket, listen, db, ns, level, retention_max_bytes, retention_max_age;
+  bool debug = false;
+};
+
+Status ApplyFlags(const Flags& f, DaemonConfig* c) {
+  if (f.socket) c->socket = *f.socket;
+  if (f.listen) c->listen = *f.listen;
+  if (f.db) c->db = *f.db;
+  if (f.ns) c->ns = *f.ns;
+  if (f.level) {
+    const auto level = ParseLevel(*f.level);
+    if (!level) {
+      return Status::InvalidArgument("--level " + *f.level + " is not one of " +
+                                     std::string(LevelNameList()));
+    }
+    c->level = *level;
+  }
+  if (f.retention_max_bytes) {
+    const auto bytes = ParseByteSize(*f.retention_max_bytes);
+    if (!bytes) {
+      return Status::InvalidArgument("--retention-max-bytes " + *f.retention_max_bytes +
+                                     " is not a size like 1GiB or 536870912");
+    }
+    c->retention_max_bytes = *bytes;
+  }
+  if (f.retention_max_age) {
+    const auto age = ParseDurationNs(*f.retention_max_age);
+    if (!age) {
+      return Status::InvalidArgument("--retention-max-age " + *f.retention_max_age +
+                                     " is not a duration like 7d, 12h or 3600");
+    }
+    c->retention_max_age_ns = *age;
+  }
+  if (f.debug) c->debug_log = true;
+  return Status::Ok();
+}
+
+Result<DaemonConfig> LoadConfig(const Flags& flags) {
+  DaemonConfig config = DefaultConfig();
+  if (!flags.config.empty()) {
+    if (Status st = ApplyConfigFile(flags.config, &config); !st.ok()) return st;
+  }
+  if (Status st = ApplyFlags(flags, &config); !st.ok()) return st;
+  if (Status st = ValidateConfig(config); !st.ok()) return st;
+  return config;
+}
+
+Status MakeFolder(const std::string& path, mode_t mode) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IoError("cannot create folder " + path + ": " + ec.message());
+  ::chmod(path.c_str(), mode);
+  return Status::Ok();
+}
+
+int Run(const Flags& flags) {
+  auto loaded = LoadConfig(flags);
+  if (!loaded.ok()) {
+    LogError("{}", loaded.status().message());
+    return kExitUsage;
+  }
+  DaemonConfig config = std::move(loaded).value();
+  if (config.debug_log) SetLogThreshold(LogLevel::kDebug);
+
+  const std::string run_folder = std::filesystem::path(config.socket).parent_path();
+  const std::string db_folder = std::filesystem::path(config.db).parent_path();
+  for (const auto& [folder, mode] : {std::pair{run_folder, 0755}, std::pair{db_folder, 0750}}) {
+    if (Status st = MakeFolder(folder, static_cast<mode_t>(mode)); !st.ok()) {
+      LogError("{}", st.message());
+      return kExitFailure;
+    }
+  }
+  auto lock = InstanceLock::Acquire(run_folder, config.ns);
+  if (!lock.ok()) {
+    LogError("{}", lock.status().message());
+    return kExitFailure;
+  }
+  auto policy = LevelPolicy::Create(config.level, config.level_rules);
+  if (!policy.ok()) {
+    LogError("{}", policy.status().message());
+    return kExitUsage;
+  }
+  StoreOptions store_options;
+  store_options.db_path = config.db;
+  store_options.retention_max_bytes = config.retention_max_bytes;
+  store_options.retention_max_age_ns = config.retention_max_age_ns;
+  auto store = SpanStore::Open(store_options);
+  if (!store.ok()) {
+    LogError("{}", store.status().message());
+    return kExitFailure;
+  }
+  auto resume = store.value()->LoadResumeState();
+  if (!resume.ok()) {
+    LogError("cannot read {}: {}", config.db, resume.status().message());
+    return kExitFailure;
+  }
+  auto reader = SpanReader::Open(config.db);
+  if (!reader.ok()) {
+    LogError("cannot read {}: {}", config.db, reader.status().message());
+    return kExitFailure;
+  }
+  auto control = ControlSegment::Create("/dev/shm", config.ns);
+  if (!control.ok()) {
+    LogError("{}", control.status().message());
+    return kExitFailure;
+  }
+  control.value()->SetDefaultLevel(config.level);
+
+  DrainOptions drain_options;
+  drain_options.attach.ns = config.ns;
+  drain_options.attach.any_uid = ::geteuid() == 0;
+  drain_options.attach.allowed_uids = config.allowed_uids;
+  DrainLoop loop(drain_options, store.value().get(), std::move(reader).value(),
+                 control.value().get(), policy.value(), nullptr);
+  if (Status st = loop.Start(std::move(resume).value()); !st.ok()) {
+    LogError("{}", st.message());
+    return kExitFailure;
+  }
+  LogInfo("optraced {} ready: namespace '{}', db {}, default level {}", OPTRACE_VERSION, config.ns,
+          config.db, LevelName(config.level));
+
+  // Signals arrive here only (blocked in every other thread, see main).
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+  while (true) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    if (sig != SIGHUP) {
+      LogInfo("{}: draining and flushing before exit", strsignal(sig));
+      break;
+    }
+    auto reloaded = LoadConfig(flags);
+    if (!reloaded.ok()) {
+      LogError("reload refused, keeping the running config: {}", reloaded.status().message());
+      continue;
+    }
+    auto new_policy = LevelPolicy::Create(reloaded.value().level, reloaded.value().level_rules);
+    if (!new_policy.ok()) {
+      LogError("reload refused, keeping the running config: {}", new_policy.status().message());
+      continue;
+    }
+    loop.SetPolicy(new_policy.value());
+    if (reloaded.value().socket != config.socket || reloaded.value().db != config.db ||
+        reloaded.value().ns != config.ns || reloaded.value().listen != config.listen) {
+      LogWarning("reload: socket, listen, db and namespace changes take effect at restart");
+    }
+    LogInfo("reloaded config: default level {}, {} level rules", LevelName(reloaded.value().level),
+            reloaded.value().level_rules.size());
+  }
+  loop.RequestStop();
+  loop.Join();
+  return 0;
+}
+
+}  // namespace
+}  // namespace optrace::daemon
+
+int main(int argc, char** argv) {
+  using optrace::daemon::Flags;
+  Flags flags;
+  CLI::App app{"optraced: drains optrace producers' shared-memory rings into SQLite and serves "
+               "live levels and queries over gRPC.\n\nExample:\n  optraced --level trace --db "
+               "/tmp/ops.db"};
+  app.set_version_flag("--version", std::string("optraced ") + OPTRACE_VERSION);
+  app.add_option("--config", flags.config, "TOML config file (every key optional)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--socket", flags.socket, "Unix socket of the gRPC API");
+  app.add_option("--listen", flags.listen, "also serve gRPC on TCP HOST:PORT (opt-in)");
+  app.add_option("--db", flags.db, "SQLite database file");
+  app.add_option("--namespace", flags.ns, "shared-memory namespace of the producers to serve");
+  app.add_option("--level", flags.level, "default live level: off, error, warning, info, debug, trace");
+  app.add_option("--retention-max-bytes", flags.retention_max_bytes,
+                 "delete the oldest ended sessions beyond this size (e.g. 1GiB; 0 = unbounded)");
+  app.add_option("--retention-max-age", flags.retention_max_age,
+                 "delete ended sessions older than this (e.g. 7d; 0 = unbounded)");
+  bool foreground = true;
+  app.add_flag("--foreground", foreground,
+               "run in the foreground (the default: for service managers)");
+  app.add_flag("--debug", flags.debug, "log debug messages");
+  CLI11_PARSE(app, argc, argv);
+
+  // Signals are taken by the main thread with sigwait: block them before
+  // any thread starts so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return optrace::daemon::Run(flags);
+}

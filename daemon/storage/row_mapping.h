@@ -1,0 +1,52 @@
+// How the model's records map to table rows: the column lists and the
+// functions that bind a record to statement parameters or read one back
+// from a result row. Writer and reader both use these, so that the column
+// order is written down once.
+#ifndef OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_
+#define OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_
+
+#include <string>
+
+#include "common/status.h"
+#include "model/session_record.h"
+#include "model/span.h"
+#include "storage/op_aggregate.h"
+#include "storage/sqlite_statement.h"
+
+namespace optrace::daemon {
+
+// "?, ?, ..." with `count` parameters.
+std::string Placeholders(int count);
+
+// sessions: every column, id first.
+extern const char* const kSessionColumns;
+inline constexpr int kSessionColumnCount = 20;
+// Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
+void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);
+// Reads a row selected with kSessionColumns starting at column `first`.
+// Errors (kInvalidArgument) name the column whose value is out of range.
+Result<SessionRecord> ReadSessionRecord(const SqliteStatement& statement, int first);
+
+// instants: every column but session_id.
+extern const char* const kInstantColumns;
+inline constexpr int kInstantColumnCount = 8;
+void BindInstant(SqliteStatement& statement, int first, const Instant& instant);
+Result<Instant> ReadInstant(const SqliteStatement& statement, int first);
+
+// open_halves: every column but session_id.
+extern const char* const kHalfOpColumns;
+inline constexpr int kHalfOpColumnCount = 13;
+void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& half);
+Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first);
+
+// op_aggregates: every column, session_id first.
+extern const char* const kOpAggregateColumns;
+inline constexpr int kOpAggregateColumnCount = 10;
+// Binds min_ns and max_ns as NULL when totals.ok_count == 0.
+void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
+                     const OpAggregate& totals);
+Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first);
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_

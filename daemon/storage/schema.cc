@@ -1,0 +1,193 @@
+#include "storage/schema.h"
+
+#include <iterator>
+#include <string>
+
+#include "storage/sqlite_transaction.h"
+
+namespace optrace::daemon {
+namespace {
+
+// One step forward: the SQL that turns version `to_version - 1` into
+// `to_version`. A new schema version appends one entry; entries are never
+// edited once released, since existing databases have already run them.
+struct Migration {
+  int64_t to_version;
+  const char* sql;
+};
+
+// Version 1. Spans are stored as compact pages (see span_page_codec.h), one
+// row per session per batch, because one row per span caps the writer near
+// half a million spans per second. span_pages_by_start covers the time-range
+// test of SpanReader::ForEachSpan (last_start_ns is in the index so that the
+// pages outside the range are skipped without reading their rows).
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE strings(
+  id INTEGER PRIMARY KEY,
+  text TEXT NOT NULL);
+CREATE TABLE sessions(
+  id INTEGER PRIMARY KEY,
+  segment_name TEXT NOT NULL UNIQUE,
+  pid INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  executable TEXT NOT NULL,
+  command_line TEXT NOT NULL,
+  label TEXT NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'exited', 'crashed')),
+  events INTEGER NOT NULL,
+  spans INTEGER NOT NULL,
+  instants INTEGER NOT NULL,
+  open_ops INTEGER NOT NULL,
+  dropped_ring_full INTEGER NOT NULL,
+  dropped_no_ring INTEGER NOT NULL,
+  dropped_shed INTEGER NOT NULL,
+  dropped_daemon_restart INTEGER NOT NULL,
+  dropped_invalid INTEGER NOT NULL,
+  strings_dropped INTEGER NOT NULL);
+CREATE TABLE span_pages(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL,
+  first_start_ns INTEGER NOT NULL,
+  last_start_ns INTEGER NOT NULL,
+  span_count INTEGER NOT NULL,
+  data BLOB NOT NULL);
+CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, last_start_ns);
+CREATE TABLE op_aggregates(
+  session_id INTEGER NOT NULL,
+  name INTEGER NOT NULL,
+  tag INTEGER NOT NULL,
+  target INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  ok_count INTEGER NOT NULL,
+  total_ns INTEGER NOT NULL,
+  min_ns INTEGER,
+  max_ns INTEGER,
+  PRIMARY KEY (session_id, name, tag, target, device)) WITHOUT ROWID;
+CREATE TABLE instants(
+  session_id INTEGER NOT NULL,
+  ts_ns INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  level INTEGER NOT NULL,
+  name INTEGER NOT NULL,
+  tag INTEGER NOT NULL,
+  tid INTEGER NOT NULL,
+  parent_op_id INTEGER NOT NULL,
+  value INTEGER NOT NULL);
+CREATE INDEX instants_by_time ON instants(session_id, ts_ns);
+CREATE TABLE open_halves(
+  session_id INTEGER NOT NULL,
+  op_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  ts_ns INTEGER NOT NULL,
+  raw_ts INTEGER NOT NULL,
+  parent_op_id INTEGER NOT NULL,
+  device_ns INTEGER NOT NULL,
+  name INTEGER NOT NULL,
+  tag INTEGER NOT NULL,
+  srcloc INTEGER NOT NULL,
+  tid INTEGER NOT NULL,
+  stream INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  target INTEGER NOT NULL,
+  PRIMARY KEY (session_id, op_id, kind)) WITHOUT ROWID;
+CREATE TABLE ring_cursors(
+  session_id INTEGER NOT NULL,
+  ring INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (session_id, ring)) WITHOUT ROWID;
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, kSchemaV1},
+};
+static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
+              "the last migration must reach kSchemaVersion");
+
+// The version stored in meta; 0 when there is no meta table or no entry.
+Result<int64_t> StoredVersion(SqliteConnection& db) {
+  Result<int64_t> has_meta =
+      db.QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'");
+  if (!has_meta.ok()) return has_meta.status();
+  if (has_meta.value() == 0) return int64_t{0};
+  Result<int64_t> version = db.QueryInt64("SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version.ok() && version.status().code() == Status::Code::kNotFound) return int64_t{0};
+  return version;
+}
+
+Status NewerSchemaError(const SqliteConnection& db, int64_t version) {
+  return Status::InvalidArgument(db.path() + ": schema version " + std::to_string(version) +
+                                 " is newer than this build's " + std::to_string(kSchemaVersion) +
+                                 "; use a newer optraced or another --db");
+}
+
+Status ApplyMigrations(SqliteConnection& db) {
+  Result<SqliteTransaction> transaction =
+      SqliteTransaction::Begin(db, SqliteTransaction::Kind::kImmediate);
+  if (!transaction.ok()) return transaction.status();
+  Status created = db.Exec(
+      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) "
+      "WITHOUT ROWID");
+  if (!created.ok()) return created;
+  Result<int64_t> version = StoredVersion(db);
+  if (!version.ok()) return version.status();
+  if (version.value() > kSchemaVersion) return NewerSchemaError(db, version.value());
+  if (version.value() == 0) {
+    Result<int64_t> foreign_tables =
+        db.QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name <> 'meta'");
+    if (!foreign_tables.ok()) return foreign_tables.status();
+    if (foreign_tables.value() > 0) {
+      return Status::InvalidArgument(db.path() + ": holds " +
+                                     std::to_string(foreign_tables.value()) +
+                                     " tables but no optrace schema version: not an optrace "
+                                     "database");
+    }
+  }
+  for (const Migration& migration : kMigrations) {
+    if (migration.to_version <= version.value()) continue;
+    Status applied = db.Exec(migration.sql);
+    if (!applied.ok()) return applied;
+  }
+  if (version.value() != kSchemaVersion) {
+    Status stored = db.Exec("INSERT INTO meta(key, value) VALUES('schema_version', " +
+                            std::to_string(kSchemaVersion) +
+                            ") ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    if (!stored.ok()) return stored;
+  }
+  return transaction->Commit();
+}
+
+}  // namespace
+
+Status PrepareSchema(SqliteConnection& db) {
+  Result<int64_t> pages = db.QueryInt64("PRAGMA page_count");
+  if (!pages.ok()) return pages.status();
+  if (pages.value() == 0) {
+    // Only a database without tables can still choose its vacuum mode.
+    Status vacuum = db.Exec("PRAGMA auto_vacuum = INCREMENTAL");
+    if (!vacuum.ok()) return vacuum;
+  }
+  Result<std::string> mode = db.QueryText("PRAGMA journal_mode = WAL");
+  if (!mode.ok()) return mode.status();
+  if (mode.value() != "wal") {
+    return Status::IoError(db.path() + ": cannot switch to WAL mode (journal_mode is " +
+                           mode.value() + ")");
+  }
+  return ApplyMigrations(db);
+}
+
+Status CheckSchemaVersion(SqliteConnection& db) {
+  Result<int64_t> version = StoredVersion(db);
+  if (!version.ok()) return version.status();
+  if (version.value() > kSchemaVersion) return NewerSchemaError(db, version.value());
+  if (version.value() < kSchemaVersion) {
+    return Status::InvalidArgument(
+        db.path() + ": schema version " + std::to_string(version.value()) + ", expected " +
+        std::to_string(kSchemaVersion) + " (optraced migrates it when it opens the database)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace optrace::daemon

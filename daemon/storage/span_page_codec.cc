@@ -1,0 +1,225 @@
+#include "storage/span_page_codec.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <type_traits>
+
+namespace optrace::daemon::span_page {
+namespace {
+
+constexpr size_t kColumnCount = 14;
+constexpr size_t kMaxVarintBytes = 10;
+
+// The byte in front of each column.
+enum ColumnMode : uint8_t {
+  kPerValue = 0,  // `count` values follow
+  kConstant = 1,  // one value follows: every span's
+};
+
+enum class Coding {
+  kPlain,  // the value itself
+  kDelta,  // zigzag(value - previous value), 64-bit wrap-around
+};
+
+// Calls `visit(name, coding, member)` for each column in layout order until
+// it returns false; returns whether every call returned true. The single
+// list both Encode and Decode walk, so that they cannot disagree.
+template <typename Visit>
+bool ForEachColumn(Visit&& visit) {
+  return visit("start_ns", Coding::kDelta, &Span::start_ns) &&
+         visit("duration_ns", Coding::kPlain, &Span::duration_ns) &&
+         visit("device_ns", Coding::kPlain, &Span::device_ns) &&
+         visit("op_id", Coding::kDelta, &Span::op_id) &&
+         visit("parent_op_id", Coding::kDelta, &Span::parent_op_id) &&
+         visit("name", Coding::kPlain, &Span::name) && visit("tag", Coding::kPlain, &Span::tag) &&
+         visit("srcloc", Coding::kPlain, &Span::srcloc) &&
+         visit("launch_tid", Coding::kDelta, &Span::launch_tid) &&
+         visit("complete_tid", Coding::kDelta, &Span::complete_tid) &&
+         visit("stream", Coding::kPlain, &Span::stream) &&
+         visit("device", Coding::kPlain, &Span::device) &&
+         visit("target", Coding::kPlain, &Span::target) &&
+         visit("status", Coding::kPlain, &Span::status);
+}
+
+template <typename Field>
+uint64_t ToBits(Field value) {
+  if constexpr (std::is_enum_v<Field>) {
+    return static_cast<uint64_t>(static_cast<std::underlying_type_t<Field>>(value));
+  } else {
+    return static_cast<uint64_t>(value);
+  }
+}
+
+// The largest stored value that fits `Field` (bits of a signed field).
+template <typename Field>
+uint64_t MaxBits() {
+  if constexpr (std::is_same_v<Field, SpanStatus>) {
+    return ToBits(SpanStatus::kDuplicate);
+  } else if constexpr (std::is_signed_v<Field>) {
+    return std::numeric_limits<uint64_t>::max();
+  } else {
+    return std::numeric_limits<Field>::max();
+  }
+}
+
+uint64_t ZigZag(uint64_t delta) {
+  const auto signed_delta = static_cast<int64_t>(delta);
+  return (delta << 1) ^ static_cast<uint64_t>(signed_delta >> 63);
+}
+
+uint64_t UnZigZag(uint64_t coded) { return (coded >> 1) ^ (~(coded & 1) + 1); }
+
+uint8_t* PutVarint(uint8_t* out, uint64_t value) {
+  while (value >= 0x80) {
+    *out++ = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(value);
+  return out;
+}
+
+// Bounds-checked reading of untrusted bytes.
+class UntrustedReader {
+ public:
+  explicit UntrustedReader(std::string_view bytes)
+      : begin_(reinterpret_cast<const uint8_t*>(bytes.data())),
+        pos_(begin_),
+        end_(begin_ + bytes.size()) {}
+
+  size_t offset() const { return static_cast<size_t>(pos_ - begin_); }
+  size_t remaining() const { return static_cast<size_t>(end_ - pos_); }
+
+  // Reads one byte into `value`; false at the end of the input.
+  bool Byte(uint8_t* value) {
+    if (pos_ == end_) return false;
+    *value = *pos_++;
+    return true;
+  }
+
+  // Reads one varint into `value`; on failure says why in `problem`.
+  bool Varint(uint64_t* value, const char** problem) {
+    uint64_t result = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      if (pos_ == end_) {
+        *problem = "truncated varint";
+        return false;
+      }
+      const uint8_t byte = *pos_++;
+      if (shift == 63 && byte > 1) {
+        *problem = "varint overflows 64 bits";
+        return false;
+      }
+      result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        *value = result;
+        return true;
+      }
+    }
+    *problem = "varint longer than 10 bytes";
+    return false;
+  }
+
+ private:
+  const uint8_t* begin_;
+  const uint8_t* pos_;
+  const uint8_t* end_;
+};
+
+Status Corrupt(size_t offset, const std::string& what) {
+  return Status::InvalidArgument("corrupt span page at byte " + std::to_string(offset) + ": " +
+                                 what);
+}
+
+}  // namespace
+
+std::string Encode(std::span<const Span> spans) {
+  assert(spans.size() <= kMaxSpansPerPage);
+  std::string out;
+  // Worst case: every value takes kMaxVarintBytes; trimmed at the end.
+  out.resize(1 + kMaxVarintBytes + kColumnCount * (1 + spans.size() * kMaxVarintBytes));
+  auto* const begin = reinterpret_cast<uint8_t*>(out.data());
+  uint8_t* pos = begin;
+  *pos++ = kFormatVersion;
+  pos = PutVarint(pos, spans.size());
+  ForEachColumn([&](const char*, Coding coding, auto member) {
+    const bool constant =
+        !spans.empty() && std::all_of(spans.begin(), spans.end(), [&](const Span& span) {
+          return span.*member == spans.front().*member;
+        });
+    if (constant) {
+      *pos++ = kConstant;
+      pos = PutVarint(pos, ToBits(spans.front().*member));
+      return true;
+    }
+    *pos++ = kPerValue;
+    uint64_t previous = 0;
+    for (const Span& span : spans) {
+      const uint64_t bits = ToBits(span.*member);
+      pos = PutVarint(pos, coding == Coding::kDelta ? ZigZag(bits - previous) : bits);
+      previous = bits;
+    }
+    return true;
+  });
+  out.resize(static_cast<size_t>(pos - begin));
+  return out;
+}
+
+Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
+  if (bytes_untrusted.empty()) return Corrupt(0, "empty page");
+  const auto version = static_cast<uint8_t>(bytes_untrusted[0]);
+  if (version != kFormatVersion) {
+    return Corrupt(0, "format version " + std::to_string(version) + ", expected " +
+                          std::to_string(kFormatVersion));
+  }
+  UntrustedReader reader(bytes_untrusted.substr(1));
+  // Offsets in messages count from the start of the page.
+  auto offset = [&] { return 1 + reader.offset(); };
+  const char* problem = nullptr;
+  uint64_t count = 0;
+  if (!reader.Varint(&count, &problem)) return Corrupt(1, std::string(problem) + " in span count");
+  if (count > kMaxSpansPerPage) {
+    return Corrupt(1, "span count " + std::to_string(count) + " exceeds the page limit " +
+                          std::to_string(kMaxSpansPerPage));
+  }
+  std::vector<Span> spans(count);
+  Status error;
+  ForEachColumn([&](const char* column, Coding coding, auto member) {
+    using Field = std::remove_reference_t<decltype(spans[0].*member)>;
+    const uint64_t max = MaxBits<Field>();
+    auto fail = [&](size_t at, const std::string& what) {
+      error = Corrupt(at, "column " + std::string(column) + ": " + what);
+      return false;
+    };
+    uint8_t mode = 0;
+    if (!reader.Byte(&mode)) return fail(offset(), "truncated before its mode byte");
+    if (mode != kPerValue && mode != kConstant) {
+      return fail(offset() - 1, "unknown mode " + std::to_string(mode));
+    }
+    uint64_t previous = 0;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const size_t at = offset();
+      uint64_t value = previous;
+      if (mode == kPerValue || i == 0) {
+        if (!reader.Varint(&value, &problem)) {
+          return fail(at, std::string(problem) + " at span " + std::to_string(i));
+        }
+        if (mode == kPerValue && coding == Coding::kDelta) value = previous + UnZigZag(value);
+        if (value > max) {
+          return fail(at, "value " + std::to_string(value) + " of span " + std::to_string(i) +
+                              " exceeds " + std::to_string(max));
+        }
+      }
+      previous = value;
+      spans[i].*member = static_cast<Field>(value);
+    }
+    return true;
+  });
+  if (!error.ok()) return error;
+  if (reader.remaining() != 0) {
+    return Corrupt(offset(), std::to_string(reader.remaining()) + " bytes after the last column");
+  }
+  return spans;
+}
+
+}  // namespace optrace::daemon::span_page

@@ -1,0 +1,238 @@
+#include "storage/span_reader.h"
+
+#include <limits>
+#include <string>
+
+#include "storage/row_mapping.h"
+#include "storage/schema.h"
+#include "storage/span_page_codec.h"
+
+namespace optrace::daemon {
+namespace {
+
+// Readers wait this long for the writer's short locks (WAL recovery,
+// checkpoints); in WAL mode a read never waits for a write transaction.
+constexpr int kReaderBusyTimeoutMs = 5000;
+
+Result<SessionRecord> ReadSessionRecordRow(const SqliteStatement& row) {
+  return ReadSessionRecord(row, 0);
+}
+
+// Damaged stored data (kInvalidArgument) with `context` in front of the
+// message of `status`, or OK.
+Status InContext(const Status& status, const std::string& context) {
+  if (status.ok()) return status;
+  return Status::InvalidArgument(context + ": " + status.message());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SpanReader>> SpanReader::Open(const std::string& db_path) {
+  Result<std::unique_ptr<SqliteConnection>> db =
+      SqliteConnection::Open(db_path, SqliteOpenMode::kReadOnly, kReaderBusyTimeoutMs);
+  if (!db.ok()) return db.status();
+  Status version = CheckSchemaVersion(*db.value());
+  if (!version.ok()) return version;
+  std::unique_ptr<SpanReader> reader(new SpanReader(std::move(db).value()));
+  Status prepared = reader->PrepareStatements();
+  if (!prepared.ok()) return prepared;
+  return reader;
+}
+
+Status SpanReader::PrepareStatements() {
+  const std::string sessions = std::string("SELECT ") + kSessionColumns + " FROM sessions ";
+  const std::pair<SqliteStatement*, std::string> statements[] = {
+      {&list_sessions_, sessions + "ORDER BY start_ns DESC, id DESC"},
+      {&running_sessions_, sessions + "WHERE state = 'running' ORDER BY id"},
+      {&get_session_, sessions + "WHERE id = ?"},
+      {&session_by_segment_, sessions + "WHERE segment_name = ?"},
+      {&load_strings_, "SELECT id, text FROM strings ORDER BY id"},
+      {&get_string_, "SELECT text FROM strings WHERE id = ?"},
+      {&max_session_id_, std::string("SELECT max(coalesce((SELECT max(id) FROM sessions), 0), "
+                                     "coalesce((SELECT value FROM meta WHERE key = '") +
+                             kSessionIdHighWaterKey + "'), 0))"},
+      // Served by span_pages_by_start: the range on first_start_ns bounds
+      // the scan, last_start_ns is tested in the index, and the index
+      // order is the ORDER BY.
+      {&select_pages_,
+       "SELECT id, span_count, data FROM span_pages WHERE session_id = ? AND first_start_ns <= ? "
+       "AND last_start_ns >= ? ORDER BY first_start_ns, last_start_ns, id"},
+      {&select_instants_, std::string("SELECT ") + kInstantColumns +
+                              " FROM instants WHERE session_id = ? ORDER BY ts_ns, rowid"},
+      {&select_halves_, std::string("SELECT ") + kHalfOpColumns +
+                            " FROM open_halves WHERE session_id = ? ORDER BY op_id, kind"},
+      {&select_cursors_,
+       "SELECT session_id, ring, position FROM ring_cursors WHERE session_id = ? ORDER BY ring"},
+      {&select_aggregates_, std::string("SELECT ") + kOpAggregateColumns +
+                                " FROM op_aggregates WHERE session_id = ? "
+                                "ORDER BY name, tag, target, device"},
+  };
+  for (const auto& [statement, sql] : statements) {
+    Result<SqliteStatement> prepared = db_->Prepare(sql);
+    if (!prepared.ok()) return prepared.status();
+    *statement = std::move(prepared).value();
+  }
+  return Status::Ok();
+}
+
+template <typename T, typename ReadRow>
+Status SpanReader::CollectRows(SqliteStatement& statement, const std::string& what, ReadRow read,
+                               std::vector<T>* out) {
+  ScopedStatementReset reset(statement);
+  while (true) {
+    Result<bool> row = statement.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status::Ok();
+    Result<T> value = read(statement);
+    if (!value.ok()) return InContext(value.status(), db_->path() + ": " + what);
+    out->push_back(std::move(value).value());
+  }
+}
+
+Result<std::vector<SessionRecord>> SpanReader::ListSessions() {
+  std::vector<SessionRecord> sessions;
+  Status status = CollectRows(list_sessions_, "sessions", ReadSessionRecordRow, &sessions);
+  if (!status.ok()) return status;
+  return sessions;
+}
+
+Result<std::vector<SessionRecord>> SpanReader::RunningSessions() {
+  std::vector<SessionRecord> sessions;
+  Status status = CollectRows(running_sessions_, "sessions", ReadSessionRecordRow, &sessions);
+  if (!status.ok()) return status;
+  return sessions;
+}
+
+Result<std::optional<SessionRecord>> SpanReader::FirstSession(SqliteStatement& statement,
+                                                               const std::string& what) {
+  std::vector<SessionRecord> sessions;
+  Status status = CollectRows(statement, what, ReadSessionRecordRow, &sessions);
+  if (!status.ok()) return status;
+  if (sessions.empty()) return std::optional<SessionRecord>();
+  return std::optional<SessionRecord>(std::move(sessions.front()));
+}
+
+Result<std::optional<SessionRecord>> SpanReader::GetSession(SessionId session) {
+  get_session_.BindUint64(1, session);
+  return FirstSession(get_session_, "session " + std::to_string(session));
+}
+
+Result<std::optional<SessionRecord>> SpanReader::SessionBySegment(const std::string& segment_name) {
+  session_by_segment_.BindText(1, segment_name);
+  return FirstSession(session_by_segment_, "session of segment " + segment_name);
+}
+
+Result<std::vector<std::pair<StringId, std::string>>> SpanReader::LoadStrings() {
+  using Entry = std::pair<StringId, std::string>;
+  std::vector<Entry> strings;
+  Status status = CollectRows(
+      load_strings_, "strings",
+      [](const SqliteStatement& row) -> Result<Entry> {
+        const int64_t id = row.ColumnInt64(0);
+        if (id < 0 || id > static_cast<int64_t>(std::numeric_limits<StringId>::max())) {
+          return Status::InvalidArgument("string id " + std::to_string(id) + " out of range");
+        }
+        return Entry(static_cast<StringId>(id), std::string(row.ColumnText(1)));
+      },
+      &strings);
+  if (!status.ok()) return status;
+  return strings;
+}
+
+Result<std::optional<std::string>> SpanReader::String(StringId id) {
+  ScopedStatementReset reset(get_string_);
+  get_string_.BindUint64(1, id);
+  Result<bool> row = get_string_.Step();
+  if (!row.ok()) return row.status();
+  if (!row.value()) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(get_string_.ColumnText(0)));
+}
+
+Result<SessionId> SpanReader::MaxSessionId() {
+  ScopedStatementReset reset(max_session_id_);
+  Result<bool> row = max_session_id_.Step();
+  if (!row.ok()) return row.status();
+  return SessionId{row.value() ? max_session_id_.ColumnUint64(0) : 0};
+}
+
+Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
+                               const SpanVisitor& visit) {
+  ScopedStatementReset reset(select_pages_);
+  select_pages_.BindUint64(1, session);
+  select_pages_.BindInt64(2, max_start_ns);
+  select_pages_.BindInt64(3, min_start_ns);
+  while (true) {
+    Result<bool> row = select_pages_.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status::Ok();
+    const std::string page = db_->path() + ": span page " +
+                             std::to_string(select_pages_.ColumnInt64(0)) + " of session " +
+                             std::to_string(session);
+    Result<std::vector<Span>> spans = span_page::Decode(select_pages_.ColumnBlob(2));
+    if (!spans.ok()) return InContext(spans.status(), page);
+    const int64_t expected = select_pages_.ColumnInt64(1);
+    if (static_cast<uint64_t>(expected) != spans->size()) {
+      return Status::InvalidArgument(page + ": holds " + std::to_string(spans->size()) +
+                                     " spans, its row says " + std::to_string(expected));
+    }
+    for (const Span& span : spans.value()) {
+      if (span.start_ns < min_start_ns || span.start_ns > max_start_ns) continue;
+      if (!visit(span)) return Status::Ok();
+    }
+  }
+}
+
+Status SpanReader::ForEachInstant(SessionId session, const InstantVisitor& visit) {
+  ScopedStatementReset reset(select_instants_);
+  select_instants_.BindUint64(1, session);
+  while (true) {
+    Result<bool> row = select_instants_.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status::Ok();
+    Result<Instant> instant = ReadInstant(select_instants_, 0);
+    if (!instant.ok()) {
+      return InContext(instant.status(),
+                       db_->path() + ": instants of session " + std::to_string(session));
+    }
+    if (!visit(instant.value())) return Status::Ok();
+  }
+}
+
+Result<std::vector<HalfOp>> SpanReader::OpenHalves(SessionId session) {
+  std::vector<HalfOp> halves;
+  select_halves_.BindUint64(1, session);
+  Status status = CollectRows(
+      select_halves_, "open halves of session " + std::to_string(session),
+      [](const SqliteStatement& row) { return ReadHalfOp(row, 0); }, &halves);
+  if (!status.ok()) return status;
+  return halves;
+}
+
+Result<std::vector<RingCursor>> SpanReader::RingCursors(SessionId session) {
+  std::vector<RingCursor> cursors;
+  select_cursors_.BindUint64(1, session);
+  Status status = CollectRows(
+      select_cursors_, "ring cursors of session " + std::to_string(session),
+      [](const SqliteStatement& row) -> Result<RingCursor> {
+        const int64_t ring = row.ColumnInt64(1);
+        if (ring < 0 || ring > static_cast<int64_t>(std::numeric_limits<uint32_t>::max())) {
+          return Status::InvalidArgument("ring " + std::to_string(ring) + " out of range");
+        }
+        return RingCursor{row.ColumnUint64(0), static_cast<uint32_t>(ring), row.ColumnUint64(2)};
+      },
+      &cursors);
+  if (!status.ok()) return status;
+  return cursors;
+}
+
+Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {
+  std::vector<OpAggregateRow> rows;
+  select_aggregates_.BindUint64(1, session);
+  Status status = CollectRows(
+      select_aggregates_, "op aggregates of session " + std::to_string(session),
+      [](const SqliteStatement& row) { return ReadOpAggregate(row, 0); }, &rows);
+  if (!status.ok()) return status;
+  return rows;
+}
+
+}  // namespace optrace::daemon

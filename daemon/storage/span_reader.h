@@ -1,0 +1,119 @@
+// The read side of the span database, for queries and for a restarting
+// daemon: sessions, strings, spans by time range, instants, open halves,
+// ring cursors and per-op aggregates.
+#ifndef OPTRACE_DAEMON_STORAGE_SPAN_READER_H_
+#define OPTRACE_DAEMON_STORAGE_SPAN_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "model/session_record.h"
+#include "model/span.h"
+#include "model/store_batch.h"
+#include "storage/op_aggregate.h"
+#include "storage/sqlite_connection.h"
+#include "storage/sqlite_statement.h"
+#include "storage/sqlite_transaction.h"
+
+namespace optrace::daemon {
+
+// Owns a read-only connection of its own to a database that SpanStore
+// writes (WAL mode lets it read while the writer commits). Each call reads
+// one consistent snapshot, the state after some commit (see Snapshot to
+// share one between calls).
+// Thread rules: one SpanReader per thread; open as many as needed.
+// Errors: SQLite's (see SqliteError), and kInvalidArgument for stored data
+// that is damaged (a corrupt span page, a value out of its field's range).
+class SpanReader {
+ public:
+  // Called for each span or instant in order; returns false to stop early.
+  using SpanVisitor = std::function<bool(const Span&)>;
+  using InstantVisitor = std::function<bool(const Instant&)>;
+
+  // Opens `db_path`, which must exist and have this build's schema version
+  // (kNotFound for a missing file, kInvalidArgument for another version).
+  static Result<std::unique_ptr<SpanReader>> Open(const std::string& db_path);
+
+  // Makes the calls that follow, until the returned transaction is
+  // destroyed, read one and the same snapshot (e.g. a session and then its
+  // spans). The transaction borrows this reader, which must outlive it.
+  Result<SqliteTransaction> Snapshot() {
+    return SqliteTransaction::Begin(*db_, SqliteTransaction::Kind::kDeferred);
+  }
+
+  // Every session, newest (latest start) first.
+  Result<std::vector<SessionRecord>> ListSessions();
+  // Sessions whose state is running, in id order.
+  Result<std::vector<SessionRecord>> RunningSessions();
+  // One session; nullopt when there is none with this id.
+  Result<std::optional<SessionRecord>> GetSession(SessionId session);
+
+  // The session that drained shm segment `segment_name`; nullopt if none.
+  Result<std::optional<SessionRecord>> SessionBySegment(const std::string& segment_name);
+  // The whole string dictionary, in id order.
+  Result<std::vector<std::pair<StringId, std::string>>> LoadStrings();
+  // One string; nullopt for an unknown id.
+  Result<std::optional<std::string>> String(StringId id);
+
+  // The highest session id ever stored, including sessions retention has
+  // deleted since (0 for none).
+  Result<SessionId> MaxSessionId();
+
+  // Visits the spans of `session` with min_start_ns <= start_ns <=
+  // max_start_ns. Spans come page by page, pages in order of their first
+  // start, spans within a page in start order: the whole sequence is in
+  // start order unless a batch held spans that started before the previous
+  // batch's last one (then pages overlap in time). A page that fails to
+  // decode ends the visit with an error naming the page.
+  Status ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
+                     const SpanVisitor& visit);
+
+  // Visits the instants of `session` in time order.
+  Status ForEachInstant(SessionId session, const InstantVisitor& visit);
+
+  // The persisted unpaired halves of `session`, by op id then kind.
+  Result<std::vector<HalfOp>> OpenHalves(SessionId session);
+
+  // The committed ring positions of `session`, by ring.
+  Result<std::vector<RingCursor>> RingCursors(SessionId session);
+
+  // The op_aggregates rows of `session`, by name, tag, target, device.
+  Result<std::vector<OpAggregateRow>> Aggregates(SessionId session);
+
+ private:
+  explicit SpanReader(std::unique_ptr<SqliteConnection> db) : db_(std::move(db)) {}
+  Status PrepareStatements();
+  // The first session `statement` (parameters bound) selects, if any.
+  Result<std::optional<SessionRecord>> FirstSession(SqliteStatement& statement,
+                                                    const std::string& what);
+  // Runs `statement` (parameters bound) and appends what `read` makes of
+  // each row to `out`; a row `read` rejects ends it with that error, named
+  // with `what` (e.g. "instants of session 3").
+  template <typename T, typename ReadRow>
+  Status CollectRows(SqliteStatement& statement, const std::string& what, ReadRow read,
+                     std::vector<T>* out);
+
+  std::unique_ptr<SqliteConnection> db_;
+  SqliteStatement list_sessions_;
+  SqliteStatement running_sessions_;
+  SqliteStatement get_session_;
+  SqliteStatement session_by_segment_;
+  SqliteStatement load_strings_;
+  SqliteStatement get_string_;
+  SqliteStatement max_session_id_;
+  SqliteStatement select_pages_;
+  SqliteStatement select_instants_;
+  SqliteStatement select_halves_;
+  SqliteStatement select_cursors_;
+  SqliteStatement select_aggregates_;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_STORAGE_SPAN_READER_H_

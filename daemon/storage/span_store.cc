@@ -1,0 +1,319 @@
+// SpanStore over SQLite: a bounded queue in front of one writer thread.
+#include "storage/span_store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "storage/batch_writer.h"
+#include "storage/retention.h"
+#include "storage/schema.h"
+#include "storage/span_reader.h"
+#include "storage/sqlite_connection.h"
+
+namespace optrace::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a write waits for another connection's lock (only checkpoints
+// and foreign writers take one) before the attempt counts as failed.
+constexpr int kWriterBusyTimeoutMs = 1000;
+// The WAL is truncated back to this size after a checkpoint resets it, so
+// that one burst does not leave a large file behind.
+constexpr int64_t kJournalSizeLimitBytes = 64 << 20;
+// Retry delays after a failed transaction: doubling from min to max, so
+// that writing resumes soon after the disk has room again without
+// hammering a broken one.
+constexpr auto kMinRetryDelay = std::chrono::milliseconds(100);
+constexpr auto kMaxRetryDelay = std::chrono::seconds(2);
+// Retention runs after a commit, at most this often.
+constexpr auto kRetentionInterval = std::chrono::seconds(3);
+// How long the destructor keeps committing what is queued.
+constexpr auto kShutdownTimeout = std::chrono::seconds(5);
+
+int64_t RealtimeNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Only a write the database refuses for its content fails the same way
+// again; disk full, I/O errors and locks may pass on a later attempt.
+bool WorthRetrying(const Status& status) { return status.code() != Status::Code::kInvalidArgument; }
+
+class SqliteSpanStore final : public SpanStore {
+ public:
+  // Takes over the open database and the objects that write it, and
+  // starts the writer thread (std::system_error when it cannot).
+  SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
+                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<Retention> retention,
+                  uint64_t db_bytes)
+      : options_(std::move(options)),
+        db_(std::move(db)),
+        writer_(std::move(writer)),
+        retention_(std::move(retention)) {
+    counters_.db_bytes = db_bytes;
+    thread_ = std::thread([this] { WriterLoop(); });
+  }
+
+  ~SqliteSpanStore() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+      stop_deadline_ = Clock::now() + kShutdownTimeout;
+    }
+    work_cv_.notify_all();
+    thread_.join();
+  }
+
+  Result<ResumeState> LoadResumeState() override;
+  bool Submit(StoreBatch batch) override;
+  uint64_t CommittedSequence() const override {
+    // Acquire: pairs with the release store after each commit.
+    return committed_sequence_.load(std::memory_order_acquire);
+  }
+  bool Flush(int timeout_ms) override;
+  StoreStatus GetStatus() const override;
+
+ private:
+  void WriterLoop();
+  // Takes the head batch off the queue after it was written (`written` ok)
+  // or refused for good. REQUIRES: mu_ held.
+  void FinishHead(const Status& written);
+  // Retention (when due) and the size of the files. Writer thread, mu_ not held.
+  void AfterCommit();
+
+  const StoreOptions options_;
+  // Used only by the writer thread once it has started (the constructor
+  // hands them over before starting it).
+  const std::unique_ptr<SqliteConnection> db_;
+  const std::unique_ptr<BatchWriter> writer_;
+  const std::unique_ptr<Retention> retention_;  // null without a policy
+  Clock::time_point next_retention_ = Clock::time_point::min();
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;      // writer: a batch arrived, or stop
+  std::condition_variable progress_cv_;  // Flush: a batch left the queue
+  // Invariant: batches leave only from the front, only by the writer
+  // thread, which reads the front batch without mu_ while writing it
+  // (push_back never moves existing deque elements).
+  std::deque<StoreBatch> queue_;     // GUARDED_BY(mu_)
+  uint64_t submitted_ = 0;           // GUARDED_BY(mu_): batches accepted
+  uint64_t finished_ = 0;            // GUARDED_BY(mu_): batches committed or dropped
+  uint64_t queued_spans_ = 0;        // GUARDED_BY(mu_)
+  StoreStatus counters_;             // GUARDED_BY(mu_): the cumulative fields
+  bool stopping_ = false;            // GUARDED_BY(mu_)
+  Clock::time_point stop_deadline_;  // GUARDED_BY(mu_)
+  std::atomic<uint64_t> committed_sequence_{0};
+  std::thread thread_;  // last: started once everything above exists
+};
+
+Result<ResumeState> SqliteSpanStore::LoadResumeState() {
+  // A connection of its own: the writer's belongs to the writer thread.
+  Result<std::unique_ptr<SpanReader>> reader = SpanReader::Open(options_.db_path);
+  if (!reader.ok()) return reader.status();
+  Result<SqliteTransaction> snapshot = reader.value()->Snapshot();
+  if (!snapshot.ok()) return snapshot.status();
+  ResumeState state;
+  Result<std::vector<std::pair<StringId, std::string>>> strings = reader.value()->LoadStrings();
+  if (!strings.ok()) return strings.status();
+  state.strings = std::move(strings).value();
+  if (!state.strings.empty()) state.max_string_id = state.strings.back().first;  // id order
+  Result<SessionId> max_session = reader.value()->MaxSessionId();
+  if (!max_session.ok()) return max_session.status();
+  state.max_session_id = max_session.value();
+  Result<std::vector<SessionRecord>> running = reader.value()->RunningSessions();
+  if (!running.ok()) return running.status();
+  state.running_sessions = std::move(running).value();
+  for (const SessionRecord& session : state.running_sessions) {
+    Result<std::vector<RingCursor>> cursors = reader.value()->RingCursors(session.id);
+    if (!cursors.ok()) return cursors.status();
+    state.cursors[session.id] = std::move(cursors).value();
+    Result<std::vector<HalfOp>> halves = reader.value()->OpenHalves(session.id);
+    if (!halves.ok()) return halves.status();
+    state.open_halves[session.id] = std::move(halves).value();
+  }
+  return state;
+}
+
+bool SqliteSpanStore::Submit(StoreBatch batch) {
+  const size_t spans = batch.SpanCount();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.size() >= options_.max_queued_batches) {
+      ++counters_.batches_refused;
+      return false;
+    }
+    queue_.push_back(std::move(batch));
+    queued_spans_ += spans;
+    ++submitted_;
+  }
+  work_cv_.notify_one();
+  return true;
+}
+
+bool SqliteSpanStore::Flush(int timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t target = submitted_;
+  return progress_cv_.wait_for(lock, std::chrono::milliseconds(std::max(timeout_ms, 0)),
+                               [&] { return finished_ >= target; });
+}
+
+StoreStatus SqliteSpanStore::GetStatus() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreStatus status = counters_;
+  status.queued_batches = queue_.size();
+  status.queued_spans = queued_spans_;
+  status.committed_sequence = CommittedSequence();
+  return status;
+}
+
+void SqliteSpanStore::WriterLoop() {
+  Clock::duration retry_delay = kMinRetryDelay;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and everything is committed
+    // What is still queued at the deadline is given up; a restarted daemon
+    // finds those events in the rings again or counts them as lost.
+    if (stopping_ && Clock::now() >= stop_deadline_) return;
+    const StoreBatch& batch = queue_.front();
+    lock.unlock();
+    const Status written = writer_->Write(batch);
+    lock.lock();
+    if (written.ok() || !WorthRetrying(written)) {
+      FinishHead(written);
+      retry_delay = kMinRetryDelay;
+      if (written.ok() && !stopping_) {
+        lock.unlock();
+        AfterCommit();
+        lock.lock();
+      }
+      continue;
+    }
+    // The batch stays at the head and is written again after a delay; a
+    // stop request cuts the delay short to honour its deadline.
+    ++counters_.write_errors;
+    counters_.last_error = written.message();
+    const bool was_stopping = stopping_;
+    Clock::time_point retry_at = Clock::now() + retry_delay;
+    if (was_stopping) retry_at = std::min(retry_at, stop_deadline_);
+    work_cv_.wait_until(lock, retry_at, [&] { return stopping_ != was_stopping; });
+    retry_delay = std::min<Clock::duration>(retry_delay * 2, kMaxRetryDelay);
+  }
+}
+
+void SqliteSpanStore::FinishHead(const Status& written) {
+  const StoreBatch& batch = queue_.front();
+  const size_t spans = batch.SpanCount();
+  if (written.ok()) {
+    ++counters_.batches_committed;
+    counters_.spans_committed += spans;
+    counters_.last_error.clear();
+    // Release: the batch's transaction has committed; pairs with the
+    // acquire load in CommittedSequence.
+    committed_sequence_.store(
+        std::max(committed_sequence_.load(std::memory_order_relaxed), batch.sequence),
+        std::memory_order_release);
+  } else {
+    ++counters_.write_errors;
+    ++counters_.batches_dropped;
+    counters_.last_error =
+        "batch " + std::to_string(batch.sequence) + " dropped: " + written.message();
+  }
+  queued_spans_ -= spans;
+  queue_.pop_front();
+  ++finished_;
+  progress_cv_.notify_all();
+}
+
+void SqliteSpanStore::AfterCommit() {
+  if (retention_ != nullptr && Clock::now() >= next_retention_) {
+    next_retention_ = Clock::now() + kRetentionInterval;
+    Result<uint64_t> deleted = retention_->Enforce(RealtimeNowNs());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (deleted.ok()) {
+      counters_.sessions_deleted_by_retention += deleted.value();
+    } else {
+      ++counters_.write_errors;
+      counters_.last_error = "retention: " + deleted.status().message();
+    }
+  }
+  Result<uint64_t> bytes = db_->BytesOnDisk();
+  if (bytes.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.db_bytes = bytes.value();
+  }
+}
+
+// Per-connection settings of the writer (the file-level ones belong to
+// PrepareSchema).
+Status ConfigureWriter(SqliteConnection& db) {
+  Status synchronous = db.Exec("PRAGMA synchronous = NORMAL");
+  if (!synchronous.ok()) return synchronous;
+  return db.Exec("PRAGMA journal_size_limit = " + std::to_string(kJournalSizeLimitBytes));
+}
+
+Status CheckOptions(const StoreOptions& options) {
+  if (options.db_path.empty()) return Status::InvalidArgument("store: db_path is empty");
+  if (options.max_queued_batches == 0) {
+    return Status::InvalidArgument("store: max_queued_batches must be at least 1");
+  }
+  if (options.retention_max_age_ns < 0) {
+    return Status::InvalidArgument("store: retention_max_age_ns " +
+                                   std::to_string(options.retention_max_age_ns) +
+                                   " is negative (0 means unbounded)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) {
+  Status valid = CheckOptions(options);
+  if (!valid.ok()) return valid;
+  const std::filesystem::path folder = std::filesystem::path(options.db_path).parent_path();
+  if (!folder.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    if (error) {
+      return Status::IoError(options.db_path + ": cannot create folder " + folder.string() + ": " +
+                             error.message());
+    }
+  }
+  Result<std::unique_ptr<SqliteConnection>> db = SqliteConnection::Open(
+      options.db_path, SqliteOpenMode::kReadWriteCreate, kWriterBusyTimeoutMs);
+  if (!db.ok()) return db.status();
+  for (Status (*step)(SqliteConnection&) : {&PrepareSchema, &ConfigureWriter}) {
+    Status done = step(*db.value());
+    if (!done.ok()) return done;
+  }
+  Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db.value());
+  if (!writer.ok()) return writer.status();
+  std::unique_ptr<Retention> retention;
+  const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns};
+  if (policy.enabled()) {
+    Result<std::unique_ptr<Retention>> created = Retention::Create(*db.value(), policy);
+    if (!created.ok()) return created.status();
+    retention = std::move(created).value();
+  }
+  Result<uint64_t> bytes = db.value()->BytesOnDisk();
+  if (!bytes.ok()) return bytes.status();
+  try {
+    return std::unique_ptr<SpanStore>(new SqliteSpanStore(options, std::move(db).value(),
+                                                          std::move(writer).value(),
+                                                          std::move(retention), bytes.value()));
+  } catch (const std::system_error& e) {
+    return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
+  }
+}
+
+}  // namespace optrace::daemon

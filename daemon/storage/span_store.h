@@ -1,0 +1,81 @@
+// The daemon's SQLite storage: one writer thread behind a bounded queue of
+// StoreBatch, so that a slow disk never stalls draining.
+#ifndef OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
+#define OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "model/store_batch.h"
+
+namespace optrace::daemon {
+
+struct StoreOptions {
+  std::string db_path;                   // created (with its folder) if absent
+  size_t max_queued_batches = 64;        // Submit refuses beyond this
+  uint64_t retention_max_bytes = 0;      // 0 = unbounded
+  int64_t retention_max_age_ns = 0;      // 0 = unbounded; by session end time
+};
+
+// Everything a (re)starting daemon needs to continue where the last one
+// stopped, read once before draining starts.
+struct ResumeState {
+  SessionId max_session_id = 0;
+  StringId max_string_id = 0;
+  std::vector<std::pair<StringId, std::string>> strings;   // the whole dictionary
+  std::vector<SessionRecord> running_sessions;             // state == running
+  std::map<SessionId, std::vector<RingCursor>> cursors;    // of running sessions
+  std::map<SessionId, std::vector<HalfOp>> open_halves;    // of running sessions
+};
+
+// Health and backlog, for GetStatus and logs.
+struct StoreStatus {
+  uint64_t batches_committed = 0;
+  uint64_t spans_committed = 0;
+  uint64_t batches_refused = 0;     // Submit returned false (queue full)
+  uint64_t queued_batches = 0;      // writer backlog now
+  uint64_t queued_spans = 0;
+  uint64_t committed_sequence = 0;  // highest StoreBatch::sequence committed
+  uint64_t write_errors = 0;        // failed transactions (retried, or dropped below)
+  uint64_t batches_dropped = 0;     // refused by the database itself (e.g. a constraint):
+                                    // not retried, since the same write fails again;
+                                    // Flush counts them as done
+  std::string last_error;           // "" when the last write succeeded
+  uint64_t db_bytes = 0;            // main file + WAL
+  uint64_t sessions_deleted_by_retention = 0;
+};
+
+class SpanStore {
+ public:
+  virtual ~SpanStore() = default;
+
+  // Opens or creates the database, migrates its schema, and starts the
+  // writer thread. Errors name the path and the cause.
+  static Result<std::unique_ptr<SpanStore>> Open(const StoreOptions& options);
+
+  // Reads what a restarted daemon needs. REQUIRES: before the first Submit.
+  virtual Result<ResumeState> LoadResumeState() = 0;
+
+  // Queues `batch` for the writer; never blocks. Returns false when the
+  // queue is full: the caller sheds the batch and counts what it held.
+  // Batches commit in submission order, each in one transaction.
+  virtual bool Submit(StoreBatch batch) = 0;
+
+  // The highest sequence committed so far (thread-safe, lock-free).
+  virtual uint64_t CommittedSequence() const = 0;
+
+  // Blocks until every batch submitted so far is committed, or `timeout_ms`
+  // passes (then returns false). For shutdown and tests.
+  virtual bool Flush(int timeout_ms) = 0;
+
+  virtual StoreStatus GetStatus() const = 0;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_

@@ -1,0 +1,122 @@
+#include "config/daemon_config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "levels/level_policy.h"
+#include "temp_folder.h"
+
+namespace optrace::daemon {
+namespace {
+
+std::string WriteFile(const testing::TempFolder& folder, const std::string& text) {
+  const std::string path = folder.path() + "/optraced.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(DaemonConfigTest, FullFile_EveryKeyApplied) {
+  testing::TempFolder folder;
+  DaemonConfig c = DefaultConfig();
+  const Status st = ApplyConfigFile(WriteFile(folder, R"(
+socket = "/tmp/x/optraced.sock"
+db = "/tmp/x/ops.db"
+namespace = "prod"
+level = "debug"
+retention_max_bytes = "512MiB"
+retention_max_age = "12h"
+allowed_uids = [1000, 1001]
+admin_group = "tracers"
+listen = "127.0.0.1:7070"
+[[level_rule]]
+label = "bench-.*"
+level = "trace"
+)"), &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(c.socket, "/tmp/x/optraced.sock");
+  EXPECT_EQ(c.ns, "prod");
+  EXPECT_EQ(c.level, abi::LevelValue::kDebug);
+  EXPECT_EQ(c.retention_max_bytes, 512ULL << 20);
+  EXPECT_EQ(c.retention_max_age_ns, 12LL * 3600 * 1'000'000'000);
+  EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
+  ASSERT_EQ(c.level_rules.size(), 1u);
+  EXPECT_EQ(c.level_rules[0].label_pattern, "bench-.*");
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(DaemonConfigTest, Malicious_BadValues_ErrorNamesKeyAndValueAndNothingApplied) {
+  testing::TempFolder folder;
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"level = \"loud\"", "level: 'loud' is not a level"},
+      {"retention_max_bytes = \"12XB\"", "retention_max_bytes: '12XB' is not a size"},
+      {"retention_max_age = -5", "retention_max_age: '-5' is not a duration"},
+      {"socket = 5", "socket: expected a string"},
+      {"allowed_uids = [-1]", "allowed_uids: every entry must be a uid"},
+      {"colour = \"blue\"", "unknown key 'colour'"},
+      {"level = ", "optraced.toml:1"},
+      {"[[level_rule]]\nlevel = \"trace\"", "level_rule[0]: label is required"},
+  };
+  for (const Case& c : cases) {
+    DaemonConfig config = DefaultConfig();
+    const std::string before = config.socket;
+    const Status st = ApplyConfigFile(WriteFile(folder, c.text), &config);
+    EXPECT_FALSE(st.ok()) << c.text;
+    EXPECT_NE(st.message().find(c.expect), std::string::npos) << st.message();
+    EXPECT_EQ(config.socket, before);
+  }
+}
+
+TEST(DaemonConfigTest, Validate_CrossFieldRules) {
+  DaemonConfig c = DefaultConfig();
+  c.ns = "bad.ns";
+  EXPECT_NE(ValidateConfig(c).message().find("namespace"), std::string::npos);
+  c = DefaultConfig();
+  c.tls_cert = "/etc/cert.pem";
+  EXPECT_NE(ValidateConfig(c).message().find("tls_cert and tls_key"), std::string::npos);
+  c = DefaultConfig();
+  c.socket = "relative.sock";
+  EXPECT_NE(ValidateConfig(c).message().find("absolute"), std::string::npos);
+}
+
+TEST(DaemonConfigTest, SizesAndDurations_Parsed) {
+  EXPECT_EQ(ParseByteSize("1GiB"), 1ULL << 30);
+  EXPECT_EQ(ParseByteSize("64k"), 64ULL << 10);
+  EXPECT_EQ(ParseByteSize("100"), 100u);
+  EXPECT_FALSE(ParseByteSize("GiB").has_value());
+  EXPECT_FALSE(ParseByteSize("99999999999999999999").has_value());
+  EXPECT_FALSE(ParseByteSize("20000000T").has_value());
+  EXPECT_EQ(ParseDurationNs("7d"), 7LL * 86400 * 1'000'000'000);
+  EXPECT_EQ(ParseDurationNs("30"), 30LL * 1'000'000'000);
+  EXPECT_FALSE(ParseDurationNs("5 weeks").has_value());
+}
+
+TEST(LevelPolicyTest, RulesRaiseByLabelAndBadPatternRefused) {
+  auto policy = LevelPolicy::Create(abi::LevelValue::kInfo,
+                                    {{"bench-.*", abi::LevelValue::kTrace}, {"quiet", abi::LevelValue::kOff}});
+  ASSERT_TRUE(policy.ok());
+  EXPECT_EQ(policy.value()->LevelForLabel("bench-7"), abi::LevelValue::kTrace);
+  EXPECT_EQ(policy.value()->LevelForLabel("xbench-7"), abi::LevelValue::kInfo) << "full match only";
+  EXPECT_EQ(policy.value()->LevelForLabel("quiet"), abi::LevelValue::kInfo) << "rules only raise";
+  auto bad = LevelPolicy::Create(abi::LevelValue::kOff, {{"(unclosed", abi::LevelValue::kTrace}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("level_rule[0].label '(unclosed'"), std::string::npos);
+}
+
+TEST(LevelPolicyTest, LiveLevel_MostVerboseUnlessOverridden) {
+  using L = abi::LevelValue;
+  EXPECT_EQ(ComputeLiveLevel(L::kDebug, L::kInfo, std::nullopt, L::kOff), L::kDebug)
+      << "attaching never makes a producer quieter than it asked";
+  EXPECT_EQ(ComputeLiveLevel(L::kOff, L::kInfo, std::nullopt, L::kOff), L::kInfo);
+  EXPECT_EQ(ComputeLiveLevel(L::kDebug, L::kInfo, L::kOff, L::kOff), L::kOff)
+      << "an explicit SetLevel replaces both";
+  EXPECT_EQ(ComputeLiveLevel(L::kOff, L::kOff, L::kOff, L::kTrace), L::kTrace)
+      << "a live tail raises even an override";
+}
+
+}  // namespace
+}  // namespace optrace::daemon

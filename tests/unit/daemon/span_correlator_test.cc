@@ -1,0 +1,141 @@
+#include "correlate/span_correlator.h"
+
+#include <gtest/gtest.h>
+
+#include "optrace/abi.h"
+
+namespace optrace::daemon {
+namespace {
+
+constexpr auto kL = static_cast<uint8_t>(abi::EventKind::kLaunch);
+constexpr auto kC = static_cast<uint8_t>(abi::EventKind::kComplete);
+
+HalfOp Half(uint8_t kind, uint64_t id, uint64_t ts, uint32_t tid = 1) {
+  HalfOp h;
+  h.kind = kind;
+  h.op_id = id;
+  h.raw_ts = ts;
+  h.ts_ns = static_cast<int64_t>(ts);
+  h.tid = tid;
+  h.name = 7;
+  return h;
+}
+
+SpanCorrelator Make(size_t max_open = 100, size_t max_pending = 100) {
+  return SpanCorrelator([](uint64_t a, uint64_t b) { return b - a; }, max_open, max_pending);
+}
+
+TEST(SpanCorrelatorTest, LaunchThenComplete_OneOkSpanWithDurationAndBothThreads) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 5, 100, 1), &out);
+  EXPECT_TRUE(out.spans.empty());
+  HalfOp done = Half(kC, 5, 350, 2);
+  done.device_ns = 123;
+  c.Add(done, &out);
+  ASSERT_EQ(out.spans.size(), 1u);
+  const Span& s = out.spans[0];
+  EXPECT_EQ(s.status, SpanStatus::kOk);
+  EXPECT_EQ(s.duration_ns, 250u);
+  EXPECT_EQ(s.start_ns, 100);
+  EXPECT_EQ(s.launch_tid, 1u);
+  EXPECT_EQ(s.complete_tid, 2u);
+  EXPECT_EQ(s.device_ns, 123u);
+  EXPECT_EQ(c.open_count(), 0u);
+}
+
+TEST(SpanCorrelatorTest, CompleteBeforeLaunch_HeldThenPaired) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kC, 9, 500, 3), &out);
+  c.Add(Half(kL, 9, 200, 4), &out);
+  ASSERT_EQ(out.spans.size(), 1u);
+  EXPECT_EQ(out.spans[0].status, SpanStatus::kOk);
+  EXPECT_EQ(out.spans[0].duration_ns, 300u);
+}
+
+TEST(SpanCorrelatorTest, SecondLaunchForOpenId_StoredAsDuplicateNeverMerged) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10), &out);
+  c.Add(Half(kL, 1, 20), &out);
+  ASSERT_EQ(out.spans.size(), 1u);
+  EXPECT_EQ(out.spans[0].status, SpanStatus::kDuplicate);
+  EXPECT_EQ(out.spans[0].start_ns, 20);
+  c.Add(Half(kC, 1, 30), &out);
+  ASSERT_EQ(out.spans.size(), 2u);
+  EXPECT_EQ(out.spans[1].status, SpanStatus::kOk);
+  EXPECT_EQ(out.spans[1].duration_ns, 20u) << "paired with the first LAUNCH";
+  EXPECT_EQ(c.stats().duplicates, 1u);
+}
+
+TEST(SpanCorrelatorTest, Finish_OpenBecomeIncompleteWaitingBecomeWithoutLaunch) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10), &out);
+  c.Add(Half(kC, 2, 20), &out);
+  c.Finish(&out);
+  ASSERT_EQ(out.spans.size(), 2u);
+  std::map<uint64_t, SpanStatus> status;
+  for (const Span& s : out.spans) status[s.op_id] = s.status;
+  EXPECT_EQ(status[1], SpanStatus::kIncomplete);
+  EXPECT_EQ(status[2], SpanStatus::kCompleteWithoutLaunch);
+  EXPECT_EQ(c.stats().incomplete, 1u);
+  EXPECT_EQ(c.stats().completes_without_launch, 1u);
+}
+
+TEST(SpanCorrelatorTest, PersistThenPair_ClosesThePersistedHalf) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10), &out);
+  c.Add(Half(kL, 2, 11), &out);
+  c.Add(Half(kC, 2, 12), &out);  // paired before the cut: never persisted
+  c.PersistWaiting(&out);
+  ASSERT_EQ(out.halves_opened.size(), 1u);
+  EXPECT_EQ(out.halves_opened[0].op_id, 1u);
+  c.PersistWaiting(&out);
+  EXPECT_EQ(out.halves_opened.size(), 1u) << "persisted once";
+  c.Add(Half(kC, 1, 40), &out);
+  ASSERT_EQ(out.halves_closed.size(), 1u);
+  EXPECT_EQ(out.halves_closed[0], std::make_pair(uint64_t{1}, kL));
+}
+
+TEST(SpanCorrelatorTest, Restore_PersistedHalvesPairAfterRestart) {
+  SpanCorrelator c = Make();
+  c.Restore({Half(kL, 77, 1000)});
+  EXPECT_EQ(c.open_count(), 1u);
+  CorrelatorOutput out;
+  c.Add(Half(kC, 77, 1600), &out);
+  ASSERT_EQ(out.spans.size(), 1u);
+  EXPECT_EQ(out.spans[0].duration_ns, 600u);
+  EXPECT_EQ(out.halves_closed.size(), 1u);
+}
+
+TEST(SpanCorrelatorTest, Unpersist_ShedHalvesPersistedAgainNextCut) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10), &out);
+  c.PersistWaiting(&out);
+  c.Unpersist(out.halves_opened);
+  CorrelatorOutput again;
+  c.PersistWaiting(&again);
+  EXPECT_EQ(again.halves_opened.size(), 1u);
+}
+
+TEST(SpanCorrelatorTest, Malicious_FloodOfOpenLaunches_BoundedOldestStoredIncomplete) {
+  SpanCorrelator c = Make(/*max_open=*/100, /*max_pending=*/10);
+  CorrelatorOutput out;
+  for (uint64_t id = 1; id <= 1000; ++id) c.Add(Half(kL, id, id), &out);
+  EXPECT_LE(c.open_count(), 100u);
+  EXPECT_GT(c.stats().evicted_open, 0u);
+  for (const Span& s : out.spans) {
+    EXPECT_EQ(s.status, SpanStatus::kIncomplete);
+    EXPECT_LT(s.op_id, 1000u - 80) << "the oldest go first";
+  }
+  EXPECT_EQ(out.spans.size() + c.open_count(), 1000u) << "nothing disappears";
+  for (uint64_t id = 5000; id < 5100; ++id) c.Add(Half(kC, id, id), &out);
+  EXPECT_GT(c.stats().evicted_pending, 0u);
+}
+
+}  // namespace
+}  // namespace optrace::daemon

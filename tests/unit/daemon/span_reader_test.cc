@@ -1,0 +1,186 @@
+// SpanReader: time-range scans over pages, early stop, reading while the
+// writer commits, and damaged rows or pages reported as errors.
+#include "storage/span_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "storage/span_store.h"
+#include "store_test_data.h"
+#include "temp_folder.h"
+
+namespace optrace::daemon {
+namespace {
+
+using testing::MakeSession;
+using testing::OpenReader;
+using testing::QueryColumn;
+using testing::ReadSpans;
+using testing::SpanRun;
+
+class SpanReaderTest : public ::testing::Test {
+ protected:
+  // Writes `batches` to the database, one batch each, and closes the store.
+  void Write(std::vector<StoreBatch> batches) {
+    Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    for (StoreBatch& batch : batches) ASSERT_TRUE(store.value()->Submit(std::move(batch)));
+    ASSERT_TRUE(store.value()->Flush(20'000));
+  }
+
+  // Three pages of 1000 spans of session 1: starts 0..999 us, 1000..1999 us...
+  std::vector<Span> WriteThreePages() {
+    std::vector<Span> all;
+    std::vector<StoreBatch> batches;
+    for (uint64_t page = 0; page < 3; ++page) {
+      std::vector<Span> spans =
+          SpanRun(page * 1000 + 1, static_cast<int64_t>(page) * 1'000'000, 1000);
+      all.insert(all.end(), spans.begin(), spans.end());
+      StoreBatch batch;
+      batch.sequence = page + 1;
+      batch.spans = {{1, std::move(spans)}};
+      batches.push_back(std::move(batch));
+    }
+    Write(std::move(batches));
+    return all;
+  }
+
+  testing::TempFolder dir_;
+  const std::string path_ = dir_.path() + "/trace.db";
+};
+
+TEST_F(SpanReaderTest, Open_MissingFile_NotFound) {
+  Result<std::unique_ptr<SpanReader>> reader = SpanReader::Open(dir_.path() + "/absent.db");
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(reader.status().message().find("absent.db"), std::string::npos);
+}
+
+TEST_F(SpanReaderTest, ForEachSpan_RangeAcrossPages_ExactlyTheSpansInRange) {
+  const std::vector<Span> all = WriteThreePages();
+  auto reader = OpenReader(path_);
+  ASSERT_NE(reader, nullptr);
+  const int64_t min = 700'000;
+  const int64_t max = 2'100'000;
+  std::vector<Span> expected;
+  for (const Span& s : all) {
+    if (s.start_ns >= min && s.start_ns <= max) expected.push_back(s);
+  }
+  EXPECT_EQ(ReadSpans(*reader, 1, min, max), expected);
+  EXPECT_EQ(ReadSpans(*reader, 1), all);
+  EXPECT_TRUE(ReadSpans(*reader, 1, 5'000'000, 6'000'000).empty());
+  EXPECT_TRUE(ReadSpans(*reader, 2).empty()) << "another session";
+}
+
+TEST_F(SpanReaderTest, ForEachSpan_VisitorReturnsFalse_StopsAtOnce) {
+  WriteThreePages();
+  auto reader = OpenReader(path_);
+  int visited = 0;
+  ASSERT_TRUE(reader
+                  ->ForEachSpan(1, 0, std::numeric_limits<int64_t>::max(),
+                                [&](const Span&) { return ++visited < 1500; })
+                  .ok());
+  EXPECT_EQ(visited, 1500);
+  // The statement was reset: the next scan starts from the beginning.
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 3000u);
+}
+
+TEST_F(SpanReaderTest, ListSessions_SeveralSessions_NewestFirst) {
+  StoreBatch batch;
+  batch.sequence = 1;
+  batch.sessions = {MakeSession(1, SessionState::kExited, 300, 400),
+                    MakeSession(2, SessionState::kRunning, 500),
+                    MakeSession(3, SessionState::kCrashed, 100, 200)};
+  Write({batch});
+  auto reader = OpenReader(path_);
+  Result<std::vector<SessionRecord>> sessions = reader->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status().message();
+  ASSERT_EQ(sessions->size(), 3u);
+  EXPECT_EQ(sessions.value()[0].id, 2u);
+  EXPECT_EQ(sessions.value()[1].id, 1u);
+  EXPECT_EQ(sessions.value()[2].id, 3u);
+  EXPECT_EQ(sessions.value()[2], batch.sessions[2]);
+  EXPECT_EQ(reader->GetSession(4).value(), std::nullopt);
+}
+
+TEST_F(SpanReaderTest, ForEachSpan_WhileWriterCommits_EverySnapshotHoldsWholeBatches) {
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  constexpr size_t kBatchSpans = 5000;
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (uint64_t seq = 1; seq <= 60; ++seq) {
+      StoreBatch batch;
+      batch.sequence = seq;
+      batch.spans = {
+          {1, SpanRun(seq * kBatchSpans, static_cast<int64_t>(seq) * 10'000'000, kBatchSpans)}};
+      while (!store.value()->Submit(batch)) std::this_thread::yield();
+    }
+    store.value()->Flush(20'000);
+    done.store(true);
+  });
+  auto reader = OpenReader(path_);
+  ASSERT_NE(reader, nullptr);
+  int scans = 0;
+  while (!done.load()) {
+    EXPECT_EQ(ReadSpans(*reader, 1).size() % kBatchSpans, 0u);
+    ++scans;
+  }
+  writer.join();
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 60 * kBatchSpans);
+  EXPECT_GT(scans, 0);
+}
+
+TEST_F(SpanReaderTest, Malicious_CorruptPageBlob_ErrorNamesPageNoCrash) {
+  WriteThreePages();
+  QueryColumn(path_, "UPDATE span_pages SET data = x'01ffffffff0f0000' WHERE id = 2");
+  auto reader = OpenReader(path_);
+  size_t visited = 0;
+  const Status status = reader->ForEachSpan(1, 0, std::numeric_limits<int64_t>::max(),
+                                            [&](const Span&) { return ++visited > 0; });
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("span page 2 of session 1"), std::string::npos)
+      << status.message();
+  EXPECT_EQ(visited, 1000u) << "the intact first page was visited";
+}
+
+TEST_F(SpanReaderTest, Malicious_PageRowCountDisagrees_Error) {
+  WriteThreePages();
+  QueryColumn(path_, "UPDATE span_pages SET span_count = 7 WHERE id = 1");
+  auto reader = OpenReader(path_);
+  const Status status = reader->ForEachSpan(1, 0, std::numeric_limits<int64_t>::max(),
+                                            [](const Span&) { return true; });
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("holds 1000 spans, its row says 7"), std::string::npos)
+      << status.message();
+}
+
+TEST_F(SpanReaderTest, Malicious_ValuesOutOfFieldRange_ErrorsNameColumn) {
+  StoreBatch batch;
+  batch.sequence = 1;
+  batch.sessions = {MakeSession(1)};
+  batch.instants = {{1, {Instant{.ts_ns = 1, .kind = 3}}}};
+  batch.halves_opened = {{1, {testing::MakeHalf(1, 1)}}};
+  batch.cursors = {{1, 0, 1}};
+  Write({batch});
+  QueryColumn(path_, "UPDATE instants SET kind = 300");
+  QueryColumn(path_, "UPDATE sessions SET pid = -1");
+  QueryColumn(path_, "UPDATE open_halves SET device = 70000");
+  QueryColumn(path_, "UPDATE ring_cursors SET ring = -5");
+  auto reader = OpenReader(path_);
+  const Status instants = reader->ForEachInstant(1, [](const Instant&) { return true; });
+  EXPECT_NE(instants.message().find("column kind: value 300 out of range"), std::string::npos)
+      << instants.message();
+  EXPECT_NE(reader->ListSessions().status().message().find("column pid: value -1"),
+            std::string::npos);
+  EXPECT_NE(reader->OpenHalves(1).status().message().find("column device: value 70000"),
+            std::string::npos);
+  EXPECT_NE(reader->RingCursors(1).status().message().find("ring -5 out of range"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::daemon

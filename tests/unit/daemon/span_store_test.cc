@@ -1,0 +1,590 @@
+// SpanStore: batches committed whole and in order, read back exactly;
+// the bounded queue; write errors retried until the disk recovers; a writer
+// killed mid-stream; resuming after a restart; schema versions.
+#include "storage/span_store.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "storage/span_reader.h"
+#include "store_test_data.h"
+#include "temp_folder.h"
+
+namespace optrace::daemon {
+namespace {
+
+using testing::IntegrityCheck;
+using testing::MakeHalf;
+using testing::MakeSession;
+using testing::MakeSpan;
+using testing::OpenReader;
+using testing::QueryColumn;
+using testing::ReadSpans;
+using testing::SpanRun;
+
+constexpr uint8_t kLaunch = 1;
+constexpr uint8_t kComplete = 2;
+
+StoreBatch SpansBatch(uint64_t sequence, SessionId session, std::vector<Span> spans) {
+  StoreBatch batch;
+  batch.sequence = sequence;
+  batch.spans.push_back({session, std::move(spans)});
+  return batch;
+}
+
+// Holds SQLite's write lock on a database from a connection of its own, so
+// that the store's writer cannot commit until Release.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const std::string& path) {
+    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  ~WriteLockHolder() { Release(); }
+  void Release() {
+    if (db_ == nullptr) return;
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// Waits up to `timeout` for `condition`.
+template <typename Condition>
+bool Eventually(Condition condition, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+class SpanStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<SpanStore> Open(StoreOptions options = {}) {
+    options.db_path = path_;
+    Result<std::unique_ptr<SpanStore>> store = SpanStore::Open(options);
+    EXPECT_TRUE(store.ok()) << store.status().message();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  testing::TempFolder dir_;
+  const std::string path_ = dir_.path() + "/trace.db";
+};
+
+TEST_F(SpanStoreTest, Open_AbsentFolder_CreatesDatabaseWithVersionedSchema) {
+  const std::string nested = dir_.path() + "/a/b/trace.db";
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = nested});
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  store.value().reset();
+  EXPECT_EQ(QueryColumn(nested, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(QueryColumn(nested, "PRAGMA auto_vacuum"), std::vector<std::string>{"2"})
+      << "2 = incremental";
+  EXPECT_EQ(QueryColumn(nested, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
+}
+
+TEST_F(SpanStoreTest, Open_ExistingDatabase_KeepsDataAndVersion) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Submit(SpansBatch(1, 1, SpanRun(1, 1000, 10))));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
+  ASSERT_TRUE(store->Flush(10'000));
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 20u);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{"1"});
+}
+
+TEST_F(SpanStoreTest, Open_NewerSchemaVersion_RefusedNamingBoth) {
+  Open().reset();
+  QueryColumn(path_, "UPDATE meta SET value = 99 WHERE key = 'schema_version'");
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(store.status().message().find("schema version 99 is newer than this build's 1"),
+            std::string::npos)
+      << store.status().message();
+  EXPECT_FALSE(SpanReader::Open(path_).ok());
+}
+
+TEST_F(SpanStoreTest, Open_NotADatabase_ErrorNamesPath) {
+  std::ofstream(path_) << std::string(8192, 'x');
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(path_), std::string::npos) << store.status().message();
+}
+
+TEST_F(SpanStoreTest, Open_ForeignSqliteDatabase_Refused) {
+  QueryColumn(path_, "CREATE TABLE accounts(id INTEGER)");
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("not an optrace database"), std::string::npos)
+      << store.status().message();
+}
+
+TEST_F(SpanStoreTest, Open_BadOptions_InvalidArgument) {
+  EXPECT_EQ(SpanStore::Open({}).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(SpanStore::Open({.db_path = path_, .max_queued_batches = 0}).status().code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(SpanStore::Open({.db_path = path_, .retention_max_age_ns = -1}).status().code(),
+            Status::Code::kInvalidArgument);
+}
+
+TEST_F(SpanStoreTest, Submit_FullBatch_EverythingReadBackExactly) {
+  auto store = Open();
+  StoreBatch batch;
+  batch.sequence = 7;
+  batch.new_strings = {{1, "matmul"}, {2, "matmul_128x256x512_f32"}, {3, "model.py:42"}};
+  batch.sessions = {MakeSession(1), MakeSession(2, SessionState::kExited, 5, 99)};
+  std::mt19937_64 rng(1);
+  const std::vector<Span> spans1 = SpanRun(100, 5'000, 300);
+  std::vector<Span> spans2 = testing::RandomSpans(rng, 200);
+  batch.spans = {{1, spans1}, {2, spans2}};
+  Instant mark{.ts_ns = 42,
+               .parent_op_id = 100,
+               .value = 0,
+               .name = 1,
+               .tag = 2,
+               .tid = 9,
+               .kind = 3,
+               .level = 5};
+  Instant counter{.ts_ns = 43,
+                  .parent_op_id = 0,
+                  .value = -17,
+                  .name = 3,
+                  .tag = 0,
+                  .tid = 9,
+                  .kind = 4,
+                  .level = 4};
+  batch.instants = {{1, {mark, counter}}};
+  batch.halves_opened = {{1, {MakeHalf(500, kLaunch), MakeHalf(501, kComplete)}}};
+  batch.cursors = {{1, 0, 1234}, {1, 3, 99}, {2, 0, 5}};
+  ASSERT_TRUE(store->Submit(batch));
+  ASSERT_TRUE(store->Flush(10'000));
+  EXPECT_EQ(store->CommittedSequence(), 7u);
+  const StoreStatus status = store->GetStatus();
+  EXPECT_EQ(status.batches_committed, 1u);
+  EXPECT_EQ(status.spans_committed, 500u);
+  EXPECT_EQ(status.queued_batches, 0u);
+  EXPECT_EQ(status.queued_spans, 0u);
+  EXPECT_EQ(status.write_errors, 0u);
+  EXPECT_EQ(status.last_error, "");
+  EXPECT_GT(status.db_bytes, 0u);
+
+  auto reader = OpenReader(path_);
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(ReadSpans(*reader, 1), spans1);
+  // Spans are stored in start order (equal starts keep their order).
+  std::stable_sort(spans2.begin(), spans2.end(),
+                   [](const Span& a, const Span& b) { return a.start_ns < b.start_ns; });
+  EXPECT_EQ(ReadSpans(*reader, 2), spans2);
+  std::vector<Instant> instants;
+  ASSERT_TRUE(reader
+                  ->ForEachInstant(1,
+                                   [&](const Instant& i) {
+                                     instants.push_back(i);
+                                     return true;
+                                   })
+                  .ok());
+  EXPECT_EQ(instants, (std::vector<Instant>{mark, counter}));
+  EXPECT_EQ(reader->OpenHalves(1).value(),
+            (std::vector<HalfOp>{MakeHalf(500, kLaunch), MakeHalf(501, kComplete)}));
+  EXPECT_EQ(reader->RingCursors(1).value(), (std::vector<RingCursor>{{1, 0, 1234}, {1, 3, 99}}));
+  EXPECT_EQ(reader->GetSession(2).value(), std::optional<SessionRecord>(batch.sessions[1]));
+  EXPECT_EQ(reader->LoadStrings().value(), batch.new_strings);
+  EXPECT_EQ(reader->String(2).value(), std::optional<std::string>("matmul_128x256x512_f32"));
+  EXPECT_EQ(reader->String(4).value(), std::nullopt);
+  EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM span_pages"), std::vector<std::string>{"2"})
+      << "one page per session per batch";
+}
+
+TEST_F(SpanStoreTest, Submit_MorePagesWorthOfSpans_SplitIntoPagesReadBackInOrder) {
+  auto store = Open();
+  const std::vector<Span> spans = SpanRun(1, 1'000'000, 150'000);
+  ASSERT_TRUE(store->Submit(SpansBatch(1, 1, spans)));
+  ASSERT_TRUE(store->Flush(20'000));
+  EXPECT_EQ(QueryColumn(path_, "SELECT span_count FROM span_pages ORDER BY id"),
+            (std::vector<std::string>{"65536", "65536", "18928"}));
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(ReadSpans(*reader, 1), spans);
+}
+
+TEST_F(SpanStoreTest, Submit_SessionUpsertedAgain_CountersReplaced) {
+  auto store = Open();
+  SessionRecord record = MakeSession(3);
+  StoreBatch first;
+  first.sequence = 1;
+  first.sessions = {record};
+  ASSERT_TRUE(store->Submit(first));
+  record.events = 1'000'000;
+  record.spans = 400'000;
+  record.dropped_shed = 12;
+  record.dropped_daemon_restart = 3;
+  record.dropped_invalid = 2;
+  record.open_ops = 5;
+  record.state = SessionState::kCrashed;
+  record.end_ns = 77'000;
+  StoreBatch second;
+  second.sequence = 2;
+  second.sessions = {record};
+  ASSERT_TRUE(store->Submit(second));
+  ASSERT_TRUE(store->Flush(10'000));
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(reader->ListSessions().value(), std::vector<SessionRecord>{record});
+}
+
+TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {
+  auto store = Open();
+  StoreBatch first;
+  first.sequence = 1;
+  first.halves_opened = {{1, {MakeHalf(1, kLaunch), MakeHalf(2, kLaunch), MakeHalf(3, kComplete)}}};
+  ASSERT_TRUE(store->Submit(first));
+  StoreBatch second;
+  second.sequence = 2;
+  // 4 is opened and closed within the batch: it must end up closed.
+  second.halves_opened = {{1, {MakeHalf(4, kLaunch)}}};
+  second.halves_closed = {{1, 1, kLaunch},
+                          {1, 3, kComplete},
+                          {1, 4, kLaunch},
+                          {1, 2, kComplete} /* no such half: nothing happens */};
+  ASSERT_TRUE(store->Submit(second));
+  ASSERT_TRUE(store->Flush(10'000));
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(reader->OpenHalves(1).value(), std::vector<HalfOp>{MakeHalf(2, kLaunch)});
+}
+
+TEST_F(SpanStoreTest, Submit_ManyBatches_CommittedInSubmissionOrder) {
+  auto store = Open();
+  for (uint64_t seq = 1; seq <= 50; ++seq) {
+    StoreBatch batch =
+        SpansBatch(seq, 1, SpanRun(seq * 100, static_cast<int64_t>(seq) * 100'000, 100));
+    // Each batch moves the same cursor and replaces the same session
+    // record: the last one written must be the last one submitted.
+    batch.cursors = {{1, 0, seq}};
+    SessionRecord record = MakeSession(1);
+    record.events = seq;
+    batch.sessions = {record};
+    while (!store->Submit(batch)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(store->Flush(20'000));
+  EXPECT_EQ(store->CommittedSequence(), 50u);
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(reader->RingCursors(1).value(), (std::vector<RingCursor>{{1, 0, 50}}));
+  EXPECT_EQ(reader->GetSession(1).value()->events, 50u);
+  EXPECT_EQ(QueryColumn(path_,
+                        "SELECT group_concat(id) FROM (SELECT id FROM span_pages "
+                        "ORDER BY first_start_ns)"),
+            QueryColumn(path_,
+                        "SELECT group_concat(id) FROM (SELECT id FROM span_pages "
+                        "ORDER BY id)"))
+      << "pages were inserted in start order, i.e. submission order";
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 5000u);
+}
+
+TEST_F(SpanStoreTest, Aggregates_MixedStatusesOverTwoBatches_DurationsOnlyFromOkSpans) {
+  auto store = Open();
+  constexpr uint64_t kHuge = std::numeric_limits<uint64_t>::max();
+  ASSERT_TRUE(store->Submit(
+      SpansBatch(1, 1,
+                 {MakeSpan(1, 10, 1, 100), MakeSpan(2, 20, 1, 300),
+                  MakeSpan(3, 30, 1, 0, SpanStatus::kIncomplete),
+                  MakeSpan(4, 40, 1, 0, SpanStatus::kCompleteWithoutLaunch),
+                  MakeSpan(5, 50, 2, 0, SpanStatus::kDuplicate), MakeSpan(6, 60, 3, kHuge)})));
+  ASSERT_TRUE(store->Submit(SpansBatch(
+      2, 1, {MakeSpan(7, 70, 1, 50), MakeSpan(8, 80, 1, 1000), MakeSpan(9, 90, 3, kHuge)})));
+  ASSERT_TRUE(store->Flush(10'000));
+  auto reader = OpenReader(path_);
+  Result<std::vector<OpAggregateRow>> rows = reader->Aggregates(1);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 3u);
+  const OpAggregateRow& op1 = rows.value()[0];
+  EXPECT_EQ(op1.key, (OpAggregateKey{1, 1, 101, 2, 1}));
+  EXPECT_EQ(op1.totals.count, 6u);
+  EXPECT_EQ(op1.totals.ok_count, 4u);
+  EXPECT_EQ(op1.totals.total_ns, 1450u);
+  EXPECT_EQ(op1.totals.min_ns, 50u);
+  EXPECT_EQ(op1.totals.max_ns, 1000u);
+  const OpAggregateRow& op2 = rows.value()[1];
+  EXPECT_EQ(op2.totals.count, 1u);
+  EXPECT_EQ(op2.totals.ok_count, 0u);
+  EXPECT_EQ(op2.totals.total_ns, 0u);
+  EXPECT_EQ(QueryColumn(path_,
+                        "SELECT quote(min_ns) || quote(max_ns) FROM op_aggregates "
+                        "WHERE name = 2"),
+            std::vector<std::string>{"NULLNULL"})
+      << "no ok span: no duration bounds";
+  const OpAggregateRow& op3 = rows.value()[2];
+  EXPECT_EQ(op3.totals.ok_count, 2u);
+  EXPECT_EQ(op3.totals.total_ns, kMaxAggregateNs) << "saturates instead of overflowing";
+  EXPECT_EQ(op3.totals.max_ns, kMaxAggregateNs);
+  EXPECT_EQ(QueryColumn(path_, "SELECT typeof(total_ns) FROM op_aggregates WHERE name = 3"),
+            std::vector<std::string>{"integer"});
+}
+
+TEST_F(SpanStoreTest, Submit_QueueFull_RefusedAndCountedThenDrains) {
+  auto store = Open({.db_path = {}, .max_queued_batches = 3});
+  WriteLockHolder lock(path_);
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    EXPECT_TRUE(
+        store->Submit(SpansBatch(seq, 1, SpanRun(seq * 10, static_cast<int64_t>(seq) * 1000, 10))));
+  }
+  EXPECT_FALSE(store->Submit(SpansBatch(4, 1, SpanRun(40, 4000, 10))));
+  StoreStatus status = store->GetStatus();
+  EXPECT_EQ(status.batches_refused, 1u);
+  EXPECT_EQ(status.queued_batches, 3u);
+  EXPECT_EQ(status.queued_spans, 30u);
+  EXPECT_FALSE(store->Flush(50)) << "nothing can commit while the lock is held";
+  lock.Release();
+  ASSERT_TRUE(store->Flush(20'000));
+  status = store->GetStatus();
+  EXPECT_EQ(status.batches_committed, 3u);
+  EXPECT_EQ(status.committed_sequence, 3u);
+  EXPECT_EQ(status.last_error, "");
+}
+
+// Sets the file size limit of this process (EFBIG past it, as a full disk
+// refuses writes) and puts it back when the scope ends.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::signal(SIGXFSZ, SIG_IGN);  // get EFBIG instead of being killed
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit limited = saved_;
+    limited.rlim_cur = bytes;
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  }
+  ~FileSizeLimit() { Lift(); }
+  void Lift() {
+    if (lifted_) return;
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::signal(SIGXFSZ, SIG_DFL);
+    lifted_ = true;
+  }
+
+ private:
+  rlimit saved_{};
+  bool lifted_ = false;
+};
+
+off_t FileSize(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_size : 0;
+}
+
+TEST_F(SpanStoreTest, WriteError_DiskRefusesWrites_RetriedUntilSpaceReturns) {
+  auto store = Open();
+  ASSERT_TRUE(store->Submit(SpansBatch(1, 1, SpanRun(1, 1000, 100))));
+  ASSERT_TRUE(store->Flush(10'000));
+  const std::vector<Span> big = SpanRun(1000, 1'000'000, 200'000);  // a few MB of pages
+  {
+    FileSizeLimit limit(std::max(FileSize(path_), FileSize(path_ + "-wal")) + 4096);
+    ASSERT_TRUE(store->Submit(SpansBatch(2, 1, big)));
+    ASSERT_TRUE(
+        Eventually([&] { return store->GetStatus().write_errors >= 2; }, std::chrono::seconds(20)));
+    const StoreStatus failing = store->GetStatus();
+    EXPECT_EQ(failing.committed_sequence, 1u);
+    EXPECT_EQ(failing.queued_batches, 1u) << "the failed batch stays queued";
+    EXPECT_EQ(failing.batches_dropped, 0u);
+    EXPECT_NE(failing.last_error.find(path_), std::string::npos) << failing.last_error;
+    EXPECT_FALSE(store->Flush(10));
+    limit.Lift();
+    ASSERT_TRUE(store->Flush(20'000)) << store->GetStatus().last_error;
+  }
+  const StoreStatus recovered = store->GetStatus();
+  EXPECT_EQ(recovered.committed_sequence, 2u);
+  EXPECT_EQ(recovered.last_error, "");
+  store.reset();
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
+  auto reader = OpenReader(path_);
+  const std::vector<Span> stored = ReadSpans(*reader, 1);
+  ASSERT_EQ(stored.size(), 100u + big.size());
+  EXPECT_TRUE(std::equal(big.begin(), big.end(), stored.begin() + 100));
+}
+
+TEST_F(SpanStoreTest, Submit_ConstraintViolation_BatchDroppedCountedWritingGoesOn) {
+  auto store = Open();
+  StoreBatch first;
+  first.sequence = 1;
+  first.sessions = {MakeSession(1)};
+  ASSERT_TRUE(store->Submit(first));
+  StoreBatch clash = SpansBatch(2, 2, SpanRun(1, 1, 10));
+  clash.sessions = {MakeSession(2)};
+  clash.sessions[0].segment_name = first.sessions[0].segment_name;  // must be unique
+  ASSERT_TRUE(store->Submit(clash));
+  ASSERT_TRUE(store->Flush(10'000));
+  StoreStatus status = store->GetStatus();
+  EXPECT_EQ(status.batches_dropped, 1u);
+  EXPECT_EQ(status.write_errors, 1u);
+  EXPECT_NE(status.last_error.find("batch 2 dropped"), std::string::npos) << status.last_error;
+  EXPECT_NE(status.last_error.find("UNIQUE"), std::string::npos) << status.last_error;
+  ASSERT_TRUE(store->Submit(SpansBatch(3, 1, SpanRun(1, 1, 10))));
+  ASSERT_TRUE(store->Flush(10'000));
+  status = store->GetStatus();
+  EXPECT_EQ(status.committed_sequence, 3u);
+  EXPECT_EQ(status.last_error, "");
+  EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM span_pages WHERE session_id = 2"),
+            std::vector<std::string>{"0"})
+      << "nothing of the dropped batch";
+}
+
+TEST_F(SpanStoreTest, Destructor_QueuedBatches_CommittedBeforeItReturns) {
+  {
+    auto store = Open({.db_path = {}, .max_queued_batches = 100});
+    for (uint64_t seq = 1; seq <= 40; ++seq) {
+      ASSERT_TRUE(store->Submit(
+          SpansBatch(seq, 1, SpanRun(seq * 1000, static_cast<int64_t>(seq) * 1'000'000, 1000))));
+    }
+  }
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 40'000u);
+}
+
+TEST_F(SpanStoreTest, LoadResumeState_AfterReopen_RunningSessionsWithCursorsAndHalves) {
+  {
+    auto store = Open();
+    StoreBatch batch;
+    batch.sequence = 1;
+    batch.new_strings = {{1, "matmul"}, {2, "rms_norm"}, {9, "softmax"}};
+    batch.sessions = {MakeSession(1), MakeSession(2, SessionState::kExited, 10, 20),
+                      MakeSession(3)};
+    batch.cursors = {{1, 0, 10}, {1, 1, 11}, {2, 0, 20}, {3, 0, 30}};
+    batch.halves_opened = {{1, {MakeHalf(5, kLaunch)}}, {2, {MakeHalf(6, kLaunch)}}};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  auto store = Open();
+  Result<ResumeState> resume = store->LoadResumeState();
+  ASSERT_TRUE(resume.ok()) << resume.status().message();
+  EXPECT_EQ(resume->max_string_id, 9u);
+  EXPECT_EQ(resume->strings.size(), 3u);
+  EXPECT_EQ(resume->max_session_id, 3u);
+  EXPECT_EQ(resume->running_sessions, (std::vector<SessionRecord>{MakeSession(1), MakeSession(3)}));
+  EXPECT_EQ(resume->cursors[1], (std::vector<RingCursor>{{1, 0, 10}, {1, 1, 11}}));
+  EXPECT_EQ(resume->cursors[3], (std::vector<RingCursor>{{3, 0, 30}}));
+  EXPECT_EQ(resume->cursors.count(2), 0u) << "session 2 has ended";
+  EXPECT_EQ(resume->open_halves[1], std::vector<HalfOp>{MakeHalf(5, kLaunch)});
+  EXPECT_TRUE(resume->open_halves[3].empty());
+  EXPECT_EQ(resume->open_halves.count(2), 0u);
+}
+
+TEST_F(SpanStoreTest, LoadResumeState_EmptyDatabase_Zeros) {
+  auto store = Open();
+  Result<ResumeState> resume = store->LoadResumeState();
+  ASSERT_TRUE(resume.ok()) << resume.status().message();
+  EXPECT_EQ(resume->max_session_id, 0u);
+  EXPECT_EQ(resume->max_string_id, 0u);
+  EXPECT_TRUE(resume->running_sessions.empty());
+}
+
+// The child side of the crash test: writes batch after batch forever.
+// Batch k holds n(k) spans of session 1 with op ids k * 1e6 + i, three
+// instants with value k, cursor position k, the session record with
+// events = k, and half k opened while half k - 1 is closed.
+constexpr uint64_t kOpIdsPerBatch = 1'000'000;
+size_t CrashBatchSpans(uint64_t k) { return 1000 + (k % 7) * 700; }
+
+[[noreturn]] void WriteForever(const std::string& path, int ready_fd) {
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path});
+  if (!store.ok()) ::_exit(2);
+  bool told = false;
+  for (uint64_t k = 1;; ++k) {
+    StoreBatch batch;
+    batch.sequence = k;
+    batch.spans = {{1, SpanRun(k * kOpIdsPerBatch, static_cast<int64_t>(k) * 1'000'000'000,
+                               CrashBatchSpans(k))}};
+    batch.instants = {{1, std::vector<Instant>(3, Instant{.ts_ns = static_cast<int64_t>(k),
+                                                          .value = static_cast<int64_t>(k)})}};
+    batch.cursors = {{1, 0, k}};
+    SessionRecord record = MakeSession(1);
+    record.events = k;
+    batch.sessions = {record};
+    batch.halves_opened = {{1, {MakeHalf(k, kLaunch)}}};
+    if (k > 1) batch.halves_closed = {{1, k - 1, kLaunch}};
+    while (!store.value()->Submit(batch)) ::usleep(500);
+    if (!told && store.value()->CommittedSequence() >= 5) {
+      told = ::write(ready_fd, "r", 1) == 1;
+    }
+  }
+}
+
+TEST_F(SpanStoreTest, Crash_WriterKilledMidStream_EveryCommittedBatchWhole) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    WriteForever(path_, ready[1]);
+  }
+  ::close(ready[1]);
+  pollfd wait_ready{ready[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&wait_ready, 1, 30'000), 1) << "the child never committed 5 batches";
+  std::this_thread::sleep_for(std::chrono::milliseconds(150 + ::getpid() % 100));
+  ::kill(child, SIGKILL);
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(wstatus)) << "child exited early with " << WEXITSTATUS(wstatus);
+  ::close(ready[0]);
+
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
+  auto reader = OpenReader(path_);
+  ASSERT_NE(reader, nullptr);
+  const uint64_t last = reader->GetSession(1).value()->events;
+  ASSERT_GE(last, 5u);
+  // Every batch 1..last is there, whole; nothing of a later one.
+  std::map<uint64_t, size_t> spans_per_batch;
+  for (const Span& span : ReadSpans(*reader, 1)) ++spans_per_batch[span.op_id / kOpIdsPerBatch];
+  ASSERT_EQ(spans_per_batch.size(), last);
+  size_t expected_spans = 0;
+  for (uint64_t k = 1; k <= last; ++k) {
+    EXPECT_EQ(spans_per_batch[k], CrashBatchSpans(k)) << "batch " << k;
+    expected_spans += CrashBatchSpans(k);
+  }
+  std::map<int64_t, int> instants_per_batch;
+  ASSERT_TRUE(reader
+                  ->ForEachInstant(1,
+                                   [&](const Instant& i) {
+                                     ++instants_per_batch[i.value];
+                                     return true;
+                                   })
+                  .ok());
+  ASSERT_EQ(instants_per_batch.size(), last);
+  for (const auto& [k, n] : instants_per_batch) EXPECT_EQ(n, 3) << "batch " << k;
+  EXPECT_EQ(reader->RingCursors(1).value(), (std::vector<RingCursor>{{1, 0, last}}));
+  EXPECT_EQ(reader->OpenHalves(1).value(), std::vector<HalfOp>{MakeHalf(last, kLaunch)});
+  uint64_t aggregated = 0;
+  const Result<std::vector<OpAggregateRow>> aggregates = reader->Aggregates(1);
+  ASSERT_TRUE(aggregates.ok()) << aggregates.status().message();
+  for (const OpAggregateRow& row : aggregates.value()) aggregated += row.totals.count;
+  EXPECT_EQ(aggregated, expected_spans);
+
+  // And the store opens the crashed file and goes on writing.
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Submit(SpansBatch(last + 1, 1, SpanRun(1, 1, 5))));
+  EXPECT_TRUE(store->Flush(10'000));
+}
+
+}  // namespace
+}  // namespace optrace::daemon
