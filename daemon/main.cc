@@ -10,6 +10,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "api/api_server.h"
+#include "api/caller_identity.h"
+#include "api/op_trace_service.h"
+#include "api/tail_hub.h"
 #include "common/level_names.h"
 #include "config/daemon_config.h"
 #include "control/control_segment.h"
@@ -30,13 +34,16 @@ constexpr int kExitFailure = 1;
 // given leaves the value alone.
 struct Flags {
   std::string config;
-  std::optional<std::string> socket, listen, db, ns, level, retention_max_bytes, retention_max_age;
+  std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
+      retention_max_age;
   bool debug = false;
 };
 
 Status ApplyFlags(const Flags& f, DaemonConfig* c) {
   if (f.socket) c->socket = *f.socket;
   if (f.listen) c->listen = *f.listen;
+  if (f.tls_cert) c->tls_cert = *f.tls_cert;
+  if (f.tls_key) c->tls_key = *f.tls_key;
   if (f.db) c->db = *f.db;
   if (f.ns) c->ns = *f.ns;
   if (f.level) {
@@ -142,14 +149,33 @@ int Run(const Flags& flags) {
   drain_options.attach.ns = config.ns;
   drain_options.attach.any_uid = ::geteuid() == 0;
   drain_options.attach.allowed_uids = config.allowed_uids;
+  DrainLoop* loop_ptr = nullptr;  // the hub's callback needs the loop it feeds
+  TailHub tails([&loop_ptr] {
+    if (loop_ptr != nullptr) loop_ptr->RefreshLevels();
+  });
   DrainLoop loop(drain_options, store.value().get(), std::move(reader).value(),
-                 control.value().get(), policy.value(), nullptr);
+                 control.value().get(), policy.value(), &tails, &tails);
+  loop_ptr = &loop;
   if (Status st = loop.Start(std::move(resume).value()); !st.ok()) {
     LogError("{}", st.message());
     return kExitFailure;
   }
-  LogInfo("optraced {} ready: namespace '{}', db {}, default level {}", OPTRACE_VERSION, config.ns,
-          config.db, LevelName(config.level));
+  PeerRegistry peers;
+  CallerIdentifier callers(&peers, config.admin_group);
+  OpTraceService service(ServiceContext{&loop, &tails, store.value().get(), &callers, config.db,
+                                        config.ns, OPTRACE_VERSION, config.level_rules,
+                                        std::chrono::steady_clock::now()});
+  ApiServerOptions api_options{config.socket, config.admin_group, config.listen, config.tls_cert,
+                               config.tls_key};
+  auto server = ApiServer::Start(api_options, &service, &peers);
+  if (!server.ok()) {
+    LogError("{}", server.status().message());
+    loop.RequestStop();
+    loop.Join();
+    return kExitFailure;
+  }
+  LogInfo("optraced {} ready: namespace '{}', socket {}, db {}, default level {}", OPTRACE_VERSION,
+          config.ns, config.socket, config.db, LevelName(config.level));
 
   // Signals arrive here only (blocked in every other thread, see main).
   sigset_t signals;
@@ -180,6 +206,9 @@ int Run(const Flags& flags) {
     LogInfo("reloaded config: default level {}, {} level rules", LevelName(reloaded.value().level),
             reloaded.value().level_rules.size());
   }
+  // Streams first (tails end, their levels are restored by the loop's last
+  // pass), then drain, store and detach.
+  server.value()->Shutdown();
   loop.RequestStop();
   loop.Join();
   return 0;
@@ -198,7 +227,10 @@ int main(int argc, char** argv) {
   app.add_option("--config", flags.config, "TOML config file (every key optional)")
       ->check(CLI::ExistingFile);
   app.add_option("--socket", flags.socket, "Unix socket of the gRPC API");
-  app.add_option("--listen", flags.listen, "also serve gRPC on TCP HOST:PORT (opt-in)");
+  app.add_option("--listen", flags.listen,
+                 "also serve gRPC on TCP HOST:PORT (opt-in; TLS needed beyond loopback)");
+  app.add_option("--tls-cert", flags.tls_cert, "PEM certificate for --listen");
+  app.add_option("--tls-key", flags.tls_key, "PEM private key for --listen");
   app.add_option("--db", flags.db, "SQLite database file");
   app.add_option("--namespace", flags.ns, "shared-memory namespace of the producers to serve");
   app.add_option("--level", flags.level, "default live level: off, error, warning, info, debug, trace");

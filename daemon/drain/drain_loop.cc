@@ -1,5 +1,6 @@
 #include "drain/drain_loop.h"
 
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/segment_name.h"
 #include "log/log.h"
 #include "optrace/reader/clock_converter.h"
 
@@ -44,12 +46,13 @@ struct ShedPlan {
 
 DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
                      ControlSegment* control, std::shared_ptr<const LevelPolicy> policy,
-                     LiveEventListener* listener)
+                     LiveEventListener* listener, const TailLevelSource* tails)
     : options_(std::move(options)),
       store_(store),
       reader_(std::move(reader)),
       control_(control),
       listener_(listener),
+      tails_(tails),
       policy_(std::move(policy)) {}
 
 DrainLoop::~DrainLoop() {
@@ -127,7 +130,8 @@ void DrainLoop::Run() {
     bool drained_any = false;
     DrainAll(now, &drained_any);
     FinishExited(now);
-    if (now - last_housekeeping_ns_ >= kHousekeepingNs) Housekeeping(now);
+    RunCalls();
+    if (now - last_housekeeping_ns_ >= kHousekeepingNs || levels_dirty_.load()) Housekeeping(now);
     Cut(now);
     ApplyCommits();
     // Work proportional to events: back off while nothing flows.
@@ -290,12 +294,30 @@ void DrainLoop::FinishExited(uint64_t now_ns) {
   last_cut_ns_ = 0;  // store the end promptly
 }
 
-void DrainLoop::UpdateLevel(ProducerSession& s) {
+abi::LevelValue DrainLoop::EffectiveDefaultLevel() const {
+  return global_level_.value_or(active_policy_->default_level());
+}
+
+LiveProducer DrainLoop::LevelsOf(ProducerSession& s) {
+  LiveProducer p;
+  p.record = s.record();
   const auto fields = s.segment().ReadProducerFields();
-  if (!fields) return;
-  const abi::LevelValue live = ComputeLiveLevel(
-      static_cast<abi::LevelValue>(fields->requested_level),
-      active_policy_->LevelForLabel(s.record().label), s.override_level, abi::LevelValue::kOff);
+  p.requested = fields ? static_cast<abi::LevelValue>(fields->requested_level) : abi::LevelValue::kOff;
+  p.override_level = s.override_level;
+  if (!p.override_level) {
+    if (auto it = label_levels_.find(s.record().label); it != label_levels_.end()) {
+      p.override_level = it->second;
+    }
+  }
+  p.tail = tails_ != nullptr ? tails_->LevelFor(s.record()) : abi::LevelValue::kOff;
+  const abi::LevelValue policy =
+      std::max(EffectiveDefaultLevel(), active_policy_->LevelForLabel(s.record().label));
+  p.live = ComputeLiveLevel(p.requested, policy, p.override_level, p.tail);
+  return p;
+}
+
+void DrainLoop::UpdateLevel(ProducerSession& s) {
+  const abi::LevelValue live = LevelsOf(s).live;
   const auto word = s.segment().ReadLevelWord();
   if (s.written_level == live && word == static_cast<uint32_t>(live)) return;
   if (s.written_level == live && word.has_value()) {
@@ -310,11 +332,16 @@ void DrainLoop::UpdateLevel(ProducerSession& s) {
 
 void DrainLoop::Housekeeping(uint64_t now_ns) {
   last_housekeeping_ns_ = now_ns;
+  levels_dirty_.store(false);
   {
     std::lock_guard<std::mutex> lock(policy_mu_);
     active_policy_ = policy_;
   }
   const bool heartbeat = now_ns - last_heartbeat_ns_ >= kHeartbeatNs;
+  if (heartbeat) {
+    rate_samples_.emplace_back(now_ns, counters_.events_ingested.load());
+    while (rate_samples_.size() > 6) rate_samples_.pop_front();
+  }
   if (heartbeat) last_heartbeat_ns_ = now_ns;
   for (auto& [id, s] : sessions_) {
     if (s->finished()) continue;
@@ -327,15 +354,30 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
       }
     }
   }
-  if (heartbeat && control_ != nullptr) {
-    control_->SetDefaultLevel(active_policy_->default_level());
-    control_->Heartbeat(now_ns);
+  if (control_ != nullptr) {
+    const abi::LevelValue tails =
+        tails_ != nullptr ? tails_->LevelForNewProducers() : abi::LevelValue::kOff;
+    control_->SetDefaultLevel(std::max(EffectiveDefaultLevel(), tails));
+    if (heartbeat) control_->Heartbeat(now_ns);
   }
   if (now_ns - last_scan_ns_ >= kScanNs) {
     last_scan_ns_ = now_ns;
     for (const std::string& name : watcher_->Scan()) TryAttach(name);
   }
-  for (const std::string& name : std::set<std::string>(not_ready_)) TryAttach(name);
+  for (const std::string& name : std::set<std::string>(not_ready_)) {
+    TryAttach(name);
+    if (not_ready_.count(name) == 0) continue;
+    // Still not ready and its producer is gone: it died before finishing
+    // the segment, which will never be ready. Remove the leftover instead
+    // of retrying forever.
+    const auto parsed = SegmentName::Parse(name);
+    if (parsed && ::kill(static_cast<pid_t>(parsed->pid), 0) != 0 && errno == ESRCH) {
+      LogWarning("segment {} was never completed by its producer (pid {} is gone); removing it",
+                 name, parsed->pid);
+      ::unlink((options_.shm_folder + "/" + name).c_str());
+      not_ready_.erase(name);
+    }
+  }
   if (now_ns - last_refine_ns_ >= kRefineTscNs) {
     last_refine_ns_ = now_ns;
     reader::RefineTscRate();
@@ -415,6 +457,114 @@ void DrainLoop::ApplyCommits() {
     sessions_.erase(session);
     it = final_sequence_.erase(it);
   }
+}
+
+void DrainLoop::RefreshLevels() {
+  levels_dirty_.store(true);
+  Wake();
+}
+
+template <typename T>
+std::optional<T> DrainLoop::Call(std::function<T()> fn) {
+  auto task = std::make_shared<std::packaged_task<T()>>(std::move(fn));
+  std::future<T> result = task->get_future();
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    calls_.emplace_back([task] { (*task)(); });
+  }
+  Wake();
+  if (result.wait_for(kCallTimeout) != std::future_status::ready) return std::nullopt;
+  return result.get();
+}
+
+void DrainLoop::RunCalls() {
+  std::deque<std::function<void()>> calls;
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    calls.swap(calls_);
+  }
+  for (auto& call : calls) call();
+}
+
+std::optional<std::vector<LiveProducer>> DrainLoop::LiveProducers() {
+  return Call<std::vector<LiveProducer>>([this] {
+    std::vector<LiveProducer> out;
+    for (auto& [id, s] : sessions_) {
+      if (!s->finished()) out.push_back(LevelsOf(*s));
+    }
+    return out;
+  });
+}
+
+std::optional<std::optional<std::vector<OpenOpView>>> DrainLoop::OpenOps(SessionId id) {
+  return Call<std::optional<std::vector<OpenOpView>>>(
+      [this, id]() -> std::optional<std::vector<OpenOpView>> {
+        auto it = sessions_.find(id);
+        if (it == sessions_.end() || it->second->finished()) return std::nullopt;
+        std::vector<OpenOpView> out;
+        for (const HalfOp& h : it->second->correlator().OpenLaunches()) {
+          out.push_back({h, dictionary_.Text(h.name), dictionary_.Text(h.tag),
+                         dictionary_.Text(h.srcloc)});
+        }
+        return out;
+      });
+}
+
+std::optional<uint32_t> DrainLoop::ApplyLevelChange(const LevelChange& change) {
+  return Call<uint32_t>([this, change] {
+    const bool global = change.session == 0 && change.pid == 0 && change.label.empty();
+    if (global) {
+      global_level_ = change.clear ? std::nullopt : std::optional(change.level);
+    } else if (!change.label.empty()) {
+      if (change.clear) {
+        label_levels_.erase(change.label);
+      } else {
+        label_levels_[change.label] = change.level;
+      }
+    }
+    uint32_t reached = 0;
+    for (auto& [id, s] : sessions_) {
+      if (s->finished()) continue;
+      const SessionRecord& r = s->record();
+      if (change.uid && *change.uid != r.uid) continue;
+      const bool in_scope = global || (change.session != 0 && change.session == id) ||
+                            (change.pid != 0 && change.pid == r.pid) ||
+                            (!change.label.empty() && change.label == r.label);
+      if (!in_scope) continue;
+      if (change.session != 0 || change.pid != 0 || (!change.label.empty() && change.clear)) {
+        s->override_level = change.clear ? std::nullopt : std::optional(change.level);
+      }
+      UpdateLevel(*s);
+      if (s->written_level == LevelsOf(*s).live) ++reached;
+    }
+    levels_dirty_.store(true);  // the control segment's default too
+    return reached;
+  });
+}
+
+std::optional<DrainStatus> DrainLoop::LiveStatus() {
+  return Call<DrainStatus>([this] {
+    DrainStatus st;
+    st.default_level = EffectiveDefaultLevel();
+    for (auto& [id, s] : sessions_) {
+      ++st.attached_segments;
+      if (s->finished()) continue;
+      ++st.running_sessions;
+      const SessionRecord& r = s->record();
+      st.drops.dropped_ring_full += s->reader_stats().events_dropped_ring_full;
+      st.drops.dropped_no_ring += s->reader_stats().events_dropped_no_ring;
+      st.drops.dropped_shed += r.dropped_shed;
+      st.drops.dropped_daemon_restart += r.dropped_daemon_restart;
+      st.drops.dropped_invalid += r.dropped_invalid;
+      st.drops.strings_dropped += s->reader_stats().strings_dropped;
+    }
+    if (rate_samples_.size() >= 2) {
+      const auto& [t0, e0] = rate_samples_.front();
+      const auto& [t1, e1] = rate_samples_.back();
+      if (t1 > t0) st.events_per_second = static_cast<double>(e1 - e0) * 1e9 / static_cast<double>(t1 - t0);
+    }
+    return st;
+  });
 }
 
 void DrainLoop::Shutdown() {

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +22,7 @@
 #include "discovery/segment_watcher.h"
 #include "drain/daemon_counters.h"
 #include "drain/producer_session.h"
+#include "drain/tail_level_source.h"
 #include "levels/level_policy.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -38,15 +41,53 @@ struct DrainOptions {
   ProducerSession::Limits limits;
 };
 
+// A live producer's level, as GetLevel shows it.
+struct LiveProducer {
+  SessionRecord record;
+  abi::LevelValue live = abi::LevelValue::kOff;       // the level word we keep
+  abi::LevelValue requested = abi::LevelValue::kOff;  // what the process asks for
+  std::optional<abi::LevelValue> override_level;      // explicit SetLevel for it
+  abi::LevelValue tail = abi::LevelValue::kOff;       // what live tails need
+};
+
+// An op still open in a live producer, strings resolved.
+struct OpenOpView {
+  HalfOp launch;
+  std::string name;
+  std::string tag;
+  std::string srcloc;
+};
+
+// A SetLevel: `level` for the scope (or, with `clear`, remove its
+// overrides). At most one of session, pid, label; none = global default.
+struct LevelChange {
+  abi::LevelValue level = abi::LevelValue::kOff;
+  bool clear = false;
+  SessionId session = 0;
+  uint32_t pid = 0;
+  std::string label;
+  std::optional<uint32_t> uid;  // callers limited to their own producers
+};
+
+// Live totals for GetStatus.
+struct DrainStatus {
+  uint32_t attached_segments = 0;
+  uint32_t running_sessions = 0;
+  double events_per_second = 0;
+  SessionRecord drops;  // only the dropped_* fields, summed over live sessions
+  abi::LevelValue default_level = abi::LevelValue::kOff;
+};
+
 // Thread rules: Start, RequestStop, Join and SetPolicy from the owning
-// thread; counters() from any thread. `store`, `control` and `listener`
-// (may be null) must outlive the loop; `reader` (a connection of the drain
-// thread's own to the store's database) is owned by it.
+// thread; counters(), RefreshLevels and the live views from any thread
+// (they run on the drain thread and wait for it). `store`, `control`,
+// `listener` and `tails` (may be null) must outlive the loop; `reader` (a
+// connection of the drain thread's own to the store's database) is owned.
 class DrainLoop {
  public:
   DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
             ControlSegment* control, std::shared_ptr<const LevelPolicy> policy,
-            LiveEventListener* listener);
+            LiveEventListener* listener, const TailLevelSource* tails);
   ~DrainLoop();
   DrainLoop(const DrainLoop&) = delete;
   DrainLoop& operator=(const DrainLoop&) = delete;
@@ -65,7 +106,29 @@ class DrainLoop {
 
   const DaemonCounters& counters() const { return counters_; }
 
+  // Re-evaluates every producer's level within one pass (tails changed).
+  void RefreshLevels();
+
+  // Live views and level changes, run on the drain thread. nullopt when it
+  // does not answer within `kCallTimeout` (it is stuck or stopping).
+  std::optional<std::vector<LiveProducer>> LiveProducers();
+  // The ops open in live session `id`; an empty optional inside when the
+  // session is not live (ended or unknown).
+  std::optional<std::optional<std::vector<OpenOpView>>> OpenOps(SessionId id);
+  // Applies `change` and returns the number of live producers it reached.
+  std::optional<uint32_t> ApplyLevelChange(const LevelChange& change);
+  std::optional<DrainStatus> LiveStatus();
+
+  static constexpr std::chrono::milliseconds kCallTimeout{5000};
+
  private:
+  // Runs `fn` on the drain thread; nullopt on timeout.
+  template <typename T>
+  std::optional<T> Call(std::function<T()> fn);
+  void RunCalls();
+  abi::LevelValue EffectiveDefaultLevel() const;
+  LiveProducer LevelsOf(ProducerSession& s);
+
   struct InFlight {
     uint64_t sequence;
     std::vector<RingCursor> cursors;
@@ -89,6 +152,10 @@ class DrainLoop {
   const std::unique_ptr<SpanReader> reader_;
   ControlSegment* const control_;
   LiveEventListener* const listener_;
+  const TailLevelSource* const tails_;
+  std::mutex calls_mu_;
+  std::deque<std::function<void()>> calls_;  // GUARDED_BY(calls_mu_)
+  std::atomic<bool> levels_dirty_{true};
   std::mutex policy_mu_;
   std::shared_ptr<const LevelPolicy> policy_;   // GUARDED_BY(policy_mu_)
   std::shared_ptr<const LevelPolicy> active_policy_;  // drain thread's copy
@@ -117,6 +184,9 @@ class DrainLoop {
   uint64_t last_heartbeat_ns_ = 0;
   uint64_t last_scan_ns_ = 0;
   uint64_t last_refine_ns_ = 0;
+  std::optional<abi::LevelValue> global_level_;           // SetLevel without a scope
+  std::map<std::string, abi::LevelValue> label_levels_;  // SetLevel --label
+  std::deque<std::pair<uint64_t, uint64_t>> rate_samples_;  // (time, events ingested)
 };
 
 }  // namespace optrace::daemon

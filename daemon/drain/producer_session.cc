@@ -89,10 +89,7 @@ void ProducerSession::Ingest(const abi::OpEvent& e) {
     h.target = e.target_kind;
     const size_t before = pending_.spans.size();
     correlator_.Add(h, &pending_);
-    if (listener_ != nullptr) {
-      listener_->OnHalf(record_, h);
-      for (size_t i = before; i < pending_.spans.size(); ++i) listener_->OnSpan(record_, pending_.spans[i]);
-    }
+    if (listener_ != nullptr && listener_->Active()) Publish(h, before);
     return;
   }
   Instant in;
@@ -106,6 +103,21 @@ void ProducerSession::Ingest(const abi::OpEvent& e) {
   in.level = e.level;
   pending_instants_.push_back(in);
   ++record_.instants;
+  if (listener_ != nullptr && listener_->Active()) listener_->OnInstant(record_, in, *dictionary_);
+}
+
+void ProducerSession::Publish(const HalfOp& half, size_t first_new_span) {
+  uint64_t duration = 0;
+  for (size_t i = first_new_span; i < pending_.spans.size(); ++i) {
+    const Span& s = pending_.spans[i];
+    if (half.kind == kComplete && s.op_id == half.op_id && s.status == SpanStatus::kOk) {
+      duration = s.duration_ns;
+    }
+  }
+  listener_->OnHalf(record_, half, duration, *dictionary_);
+  for (size_t i = first_new_span; i < pending_.spans.size(); ++i) {
+    listener_->OnSpan(record_, pending_.spans[i], *dictionary_);
+  }
 }
 
 bool ProducerSession::Drain(size_t budget, reader::DrainMode mode, uint64_t now_ns) {
@@ -125,8 +137,10 @@ void ProducerSession::Finish(int64_t end_realtime_ns, uint64_t now_ns) {
   }
   const size_t before = pending_.spans.size();
   correlator_.Finish(&pending_);
-  if (listener_ != nullptr) {
-    for (size_t i = before; i < pending_.spans.size(); ++i) listener_->OnSpan(record_, pending_.spans[i]);
+  if (listener_ != nullptr && listener_->Active()) {
+    for (size_t i = before; i < pending_.spans.size(); ++i) {
+      listener_->OnSpan(record_, pending_.spans[i], *dictionary_);
+    }
   }
   const auto fields = segment_->ReadProducerFields();
   const bool clean = fields && fields->exit_state == abi::ExitState::kClean;

@@ -20,12 +20,21 @@
 namespace optrace::daemon {
 
 // Receives every event as it is ingested (live tails). Called on the drain
-// thread; must not block.
+// thread; must not block. Strings resolve through `strings`, valid during
+// the call only.
 class LiveEventListener {
  public:
   virtual ~LiveEventListener() = default;
-  virtual void OnHalf(const SessionRecord& session, const HalfOp& half) = 0;
-  virtual void OnSpan(const SessionRecord& session, const Span& span) = 0;
+  // Cheap check before any work: is anybody listening?
+  virtual bool Active() const = 0;
+  // A LAUNCH or COMPLETE; `duration_ns` is the op's duration for a COMPLETE
+  // whose LAUNCH was seen, else 0.
+  virtual void OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t duration_ns,
+                      const StringDictionary& strings) = 0;
+  virtual void OnInstant(const SessionRecord& session, const Instant& instant,
+                         const StringDictionary& strings) = 0;
+  virtual void OnSpan(const SessionRecord& session, const Span& span,
+                      const StringDictionary& strings) = 0;
 };
 
 // Thread rules: the drain thread only, except where noted.
@@ -95,6 +104,9 @@ class ProducerSession {
  private:
   StringId Resolve(uint32_t segment_string_id);
   void Ingest(const abi::OpEvent& e);
+  // Hands a half and the spans it completed (from index `first_new_span`
+  // of the pending spans) to the listener.
+  void Publish(const HalfOp& half, size_t first_new_span);
   void RefreshRecordCounters();
 
   std::unique_ptr<reader::AttachedSegment> segment_;

@@ -13,6 +13,8 @@
 // --forever runs until SIGTERM or SIGINT, then reports and exits cleanly.
 // --hold-open NAME, after the ops, opens op NAME, prints "holding=<op id>"
 // and sleeps until killed.
+// --sleeps instead runs ops of known length on one thread: 20 x "sleep_2ms"
+// and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
 #include <unistd.h>
 
 #include <csignal>
@@ -36,6 +38,7 @@ struct Args {
   bool wait_stdin = false;
   bool forever = false;
   const char* hold_open = nullptr;
+  bool sleeps = false;
 };
 
 Args Parse(int argc, char** argv) {
@@ -57,6 +60,8 @@ Args Parse(int argc, char** argv) {
       a.wait_stdin = true;
     } else if (flag == "--forever") {
       a.forever = true;
+    } else if (flag == "--sleeps") {
+      a.sleeps = true;
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -71,6 +76,19 @@ std::atomic<long> g_launches{0};
 std::atomic<bool> g_stop{false};
 
 void OnStopSignal(int) { g_stop.store(true); }
+
+// Ops whose durations the test knows: a lower bound, to compare with the
+// daemon's statistics.
+void RunSleeps() {
+  static optrace::OpSite two("sleep_2ms");
+  static optrace::OpSite five("sleep_5ms");
+  for (int i = 0; i < 30; ++i) {
+    optrace::OpSite& site = i % 3 == 2 ? five : two;
+    optrace::ScopedOp op(site);
+    std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 2 ? 5 : 2));
+    g_launches.fetch_add(op.id() != 0);
+  }
+}
 
 void RunOps(long ops, bool forever) {
   static optrace::OpSite outer("outer");
@@ -107,7 +125,13 @@ int main(int argc, char** argv) {
   std::printf("ready\n");
   std::fflush(stdout);
   std::vector<std::thread> threads;
-  for (int t = 0; t < args.threads; ++t) threads.emplace_back(RunOps, args.ops, args.forever);
+  for (int t = 0; t < args.threads; ++t) {
+    if (args.sleeps) {
+      threads.emplace_back(RunSleeps);
+    } else {
+      threads.emplace_back(RunOps, args.ops, args.forever);
+    }
+  }
   for (auto& t : threads) t.join();
   if (args.hold_open != nullptr) {
     static optrace::OpSite held(args.hold_open);

@@ -150,8 +150,12 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
     }
     // Rule 2: a plausible size; we map exactly this many bytes.
     size = static_cast<uint64_t>(st.st_size);
-    if (size < std::max<uint64_t>(abi::kMinSegmentBytes, sizeof(abi::SegmentHeader)) ||
-        size > abi::kMaxSegmentBytes) {
+    if (size < std::max<uint64_t>(abi::kMinSegmentBytes, sizeof(abi::SegmentHeader))) {
+      // Found between shm_open and truncate: the producer is still sizing it.
+      return Status::NotReady("segment " + shm_name + " is still being sized (" + Num(size) +
+                              " bytes)");
+    }
+    if (size > abi::kMaxSegmentBytes) {
       return Status::InvalidSegment(shm_name, "size " + Num(size) + " is not in [" +
                                                   Num(abi::kMinSegmentBytes) + ", " +
                                                   Num(abi::kMaxSegmentBytes) + "]");

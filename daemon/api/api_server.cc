@@ -1,0 +1,89 @@
+#include "api/api_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace optrace::daemon {
+namespace {
+
+Result<std::string> ReadFile(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(std::string(what) + " " + path + " cannot be read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+bool IsLoopbackAddress(const std::string& host_port) {
+  const size_t colon = host_port.rfind(':');
+  if (colon == std::string::npos) return false;
+  const std::string host = host_port.substr(0, colon);
+  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options,
+                                                    grpc::Service* service, PeerRegistry* peers) {
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.RegisterService(service);
+  // A killed client or a cut network ends its streams (and restores the
+  // levels its tail raised) within seconds.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10'000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5'000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  builder.SetMaxReceiveMessageSize(1 << 20);  // requests are small
+  grpc::ResourceQuota quota("optraced");
+  quota.SetMaxThreads(64);
+  builder.SetResourceQuota(quota);
+  int tcp_port = 0;
+  if (!options.listen.empty()) {
+    std::shared_ptr<grpc::ServerCredentials> creds;
+    if (!options.tls_cert.empty()) {
+      auto cert = ReadFile(options.tls_cert, "tls_cert");
+      auto key = ReadFile(options.tls_key, "tls_key");
+      if (!cert.ok()) return cert.status();
+      if (!key.ok()) return key.status();
+      grpc::SslServerCredentialsOptions ssl;
+      ssl.pem_key_cert_pairs.push_back({key.value(), cert.value()});
+      creds = grpc::SslServerCredentials(ssl);
+    } else if (IsLoopbackAddress(options.listen)) {
+      creds = grpc::InsecureServerCredentials();
+    } else {
+      return Status::InvalidArgument("--listen " + options.listen +
+                                     " is not a loopback address: it needs --tls-cert and --tls-key");
+    }
+    builder.AddListeningPort(options.listen, creds, &tcp_port);
+  }
+  std::unique_ptr<ApiServer> api(new ApiServer());
+  api->server_ = builder.BuildAndStart();
+  if (api->server_ == nullptr) return Status::IoError("the gRPC server did not start");
+  if (!options.listen.empty() && tcp_port == 0) {
+    return Status::IoError("cannot listen on " + options.listen);
+  }
+  auto listener = UnixListener::Create(options.socket, options.socket_group);
+  if (!listener.ok()) return listener.status();
+  api->listener_ = std::move(listener).value();
+  api->listener_->Start(api->server_.get(), peers);
+  return api;
+}
+
+ApiServer::~ApiServer() { Shutdown(); }
+
+void ApiServer::Shutdown() {
+  listener_.reset();  // no new connections, socket file removed
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_->Wait();
+    server_.reset();
+  }
+}
+
+}  // namespace optrace::daemon

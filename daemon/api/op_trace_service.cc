@@ -1,0 +1,372 @@
+#include "api/op_trace_service.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "api/proto_convert.h"
+#include "api/session_export.h"
+#include "api/span_queries.h"
+#include "log/log.h"
+
+namespace optrace::daemon {
+namespace {
+
+using grpc::StatusCode;
+
+grpc::Status ToGrpc(const Status& st) {
+  switch (st.code()) {
+    case Status::Code::kOk: return grpc::Status::OK;
+    case Status::Code::kInvalidArgument: return {StatusCode::INVALID_ARGUMENT, st.message()};
+    case Status::Code::kNotFound: return {StatusCode::NOT_FOUND, st.message()};
+    case Status::Code::kPermissionDenied: return {StatusCode::PERMISSION_DENIED, st.message()};
+    case Status::Code::kUnavailable: return {StatusCode::UNAVAILABLE, st.message()};
+    default: return {StatusCode::INTERNAL, st.message()};
+  }
+}
+
+grpc::Status DrainBusy() {
+  return {StatusCode::UNAVAILABLE, "the daemon's drain thread did not answer in time; try again"};
+}
+
+// A read connection of this handler thread's own (SQLite connections are
+// not shared between threads).
+Result<SpanReader*> ThreadReader(const std::string& db_path) {
+  thread_local std::unique_ptr<SpanReader> reader;
+  if (!reader) {
+    auto opened = SpanReader::Open(db_path);
+    if (!opened.ok()) return opened.status();
+    reader = std::move(opened).value();
+  }
+  return reader.get();
+}
+
+int64_t RealtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void FillOpenOp(const HalfOp& h, const std::string& name, const std::string& tag,
+                const std::string& srcloc, int64_t until_ns, v1::OpenOp* out) {
+  out->set_op_id(h.op_id);
+  out->set_parent_op_id(h.parent_op_id);
+  out->set_name(name);
+  out->set_tag(tag);
+  out->set_source_location(srcloc);
+  out->mutable_device()->set_target(TargetToProto(h.target));
+  out->mutable_device()->set_ordinal(h.device);
+  out->mutable_device()->set_stream(h.stream);
+  out->set_start_unix_ns(h.ts_ns);
+  out->set_open_for_ns(until_ns > h.ts_ns ? static_cast<uint64_t>(until_ns - h.ts_ns) : 0);
+  out->set_thread(h.tid);
+}
+
+}  // namespace
+
+OpTraceService::OpTraceService(ServiceContext context) : ctx_(std::move(context)) {}
+
+grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, SessionRecord* out) {
+  if (id == 0) return {StatusCode::INVALID_ARGUMENT, "session_id is required"};
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  auto session = reader.value()->GetSession(id);
+  if (!session.ok()) return ToGrpc(session.status());
+  if (!session.value()) {
+    return {StatusCode::NOT_FOUND, "no session " + std::to_string(id)};
+  }
+  if (!caller.MaySee(*session.value())) {
+    return {StatusCode::PERMISSION_DENIED,
+            "session " + std::to_string(id) + " belongs to another user"};
+  }
+  *out = std::move(*session.value());
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
+                                  grpc::ServerWriter<v1::TailResponse>* writer) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
+  if (!subscribed.ok()) return ToGrpc(subscribed.status());
+  const std::shared_ptr<TailSubscription> sub = subscribed.value();
+  // However the stream ends (client gone, cancelled, daemon stopping), the
+  // subscription goes, and with it the level it raised.
+  struct Unsubscribe {
+    TailHub* hub;
+    std::shared_ptr<TailSubscription> sub;
+    ~Unsubscribe() { hub->Unsubscribe(sub); }
+  } unsubscribe{ctx_.tails, sub};
+  std::vector<v1::TailResponse> items;
+  while (!ctx->IsCancelled()) {
+    uint64_t skipped = 0;
+    sub->Pop(&items, &skipped, std::chrono::milliseconds(100));
+    if (skipped > 0) {
+      v1::TailResponse lag;
+      lag.mutable_lag()->set_skipped(skipped);
+      lag.mutable_lag()->set_message("lagged, " + std::to_string(skipped) + " events skipped");
+      if (!writer->Write(lag)) break;
+    }
+    for (const v1::TailResponse& item : items) {
+      if (!writer->Write(item)) return grpc::Status::OK;
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest*,
+                                      v1::GetLevelResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  const auto status = ctx_.drain->LiveStatus();
+  const auto producers = ctx_.drain->LiveProducers();
+  if (!status || !producers) return DrainBusy();
+  response->set_default_level(LevelToProto(status->default_level));
+  for (const LevelRule& r : ctx_.rules) {
+    v1::LevelRule* rule = response->add_rules();
+    rule->set_label_pattern(r.label_pattern);
+    rule->set_level(LevelToProto(r.level));
+  }
+  for (const LiveProducer& p : *producers) {
+    if (!caller.MaySee(p.record)) continue;
+    v1::ProducerLevel* out = response->add_producers();
+    out->set_session_id(p.record.id);
+    out->set_pid(p.record.pid);
+    out->set_label(p.record.label);
+    out->set_live(LevelToProto(p.live));
+    out->set_requested(LevelToProto(p.requested));
+    if (p.override_level) out->set_override(LevelToProto(*p.override_level));
+    if (p.tail != abi::LevelValue::kOff) out->set_tail(LevelToProto(p.tail));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::SetLevel(grpc::ServerContext* ctx, const v1::SetLevelRequest* request,
+                                      v1::SetLevelResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  LevelChange change;
+  change.clear = request->clear();
+  if (!change.clear) {
+    const auto level = LevelFromProto(request->level());
+    if (!level) {
+      return {StatusCode::INVALID_ARGUMENT,
+              "level is required (LEVEL_OFF .. LEVEL_TRACE), or clear to remove overrides"};
+    }
+    change.level = *level;
+  }
+  const int scopes = (request->session_id() != 0) + (request->pid() != 0) + !request->label().empty();
+  if (scopes > 1) {
+    return {StatusCode::INVALID_ARGUMENT, "give at most one of session_id, pid and label"};
+  }
+  if (request->label().size() >= abi::kLabelBytes) {
+    return {StatusCode::INVALID_ARGUMENT, "label is longer than a session label can be (63 bytes)"};
+  }
+  if (!caller.admin && request->session_id() == 0 && request->pid() == 0) {
+    return {StatusCode::PERMISSION_DENIED,
+            "changing the level globally or by label needs root or the daemon's admin group; "
+            "set it for your own session or pid instead"};
+  }
+  if (request->session_id() != 0) {
+    SessionRecord record;
+    if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  }
+  change.session = request->session_id();
+  change.pid = request->pid();
+  change.label = request->label();
+  change.uid = caller.restriction();
+  const auto reached = ctx_.drain->ApplyLevelChange(change);
+  if (!reached) return DrainBusy();
+  response->set_producers_reached(*reached);
+  response->set_level(change.clear ? v1::LEVEL_UNSPECIFIED : LevelToProto(change.level));
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
+                                          const v1::ListSessionsRequest* request,
+                                          v1::ListSessionsResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  auto sessions = request->all() ? reader.value()->ListSessions() : reader.value()->RunningSessions();
+  if (!sessions.ok()) return ToGrpc(sessions.status());
+  const auto producers = ctx_.drain->LiveProducers();
+  for (const SessionRecord& r : sessions.value()) {
+    if (!caller.MaySee(r)) continue;
+    if (request->limit() != 0 && static_cast<uint32_t>(response->sessions_size()) >= request->limit()) break;
+    v1::Session* out = response->add_sessions();
+    ToProto(r, out);
+    if (!producers) continue;
+    for (const LiveProducer& p : *producers) {
+      if (p.record.id != r.id) continue;
+      // Live counters are fresher than the last stored batch.
+      ToProto(p.record, out);
+      out->set_live_level(LevelToProto(p.live));
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
+                                        const v1::GetSessionRequest* request,
+                                        v1::GetSessionResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  ToProto(record, response->mutable_session());
+  if (record.state == SessionState::kRunning) {
+    const auto open = ctx_.drain->OpenOps(record.id);
+    if (!open) return DrainBusy();
+    if (*open) {
+      const int64_t now = RealtimeNs();
+      for (const OpenOpView& op : **open) {
+        FillOpenOp(op.launch, op.name, op.tag, op.srcloc, now, response->add_open_ops());
+      }
+      return grpc::Status::OK;
+    }
+  }
+  // Ended: the ops it left open are its incomplete spans.
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  v1::QueryOpsRequest query;
+  query.set_session_id(record.id);
+  query.mutable_filter()->set_status(v1::SPAN_STATUS_INCOMPLETE);
+  query.set_limit(kMaxQueryLimit);
+  auto page = daemon::QueryOps(*reader.value(), query);
+  if (!page.ok()) return ToGrpc(page.status());
+  for (const v1::Span& s : page.value().spans) {
+    v1::OpenOp* op = response->add_open_ops();
+    op->set_op_id(s.op_id());
+    op->set_parent_op_id(s.parent_op_id());
+    op->set_name(s.name());
+    op->set_tag(s.tag());
+    op->set_source_location(s.source_location());
+    *op->mutable_device() = s.device();
+    op->set_start_unix_ns(s.start_unix_ns());
+    op->set_open_for_ns(record.end_ns > s.start_unix_ns()
+                            ? static_cast<uint64_t>(record.end_ns - s.start_unix_ns())
+                            : 0);
+    op->set_thread(s.launch_thread());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
+                                      grpc::ServerWriter<v1::QueryOpsResponse>* writer) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  auto page = daemon::QueryOps(*reader.value(), *request);
+  if (!page.ok()) return ToGrpc(page.status());
+  constexpr size_t kSpansPerMessage = 2000;
+  const auto& spans = page.value().spans;
+  size_t i = 0;
+  do {
+    v1::QueryOpsResponse chunk;
+    for (size_t end = std::min(spans.size(), i + kSpansPerMessage); i < end; ++i) {
+      *chunk.add_spans() = spans[i];
+    }
+    if (i == spans.size()) chunk.set_next_cursor(page.value().next_cursor);
+    if (!writer->Write(chunk)) return grpc::Status::OK;
+  } while (i < spans.size());
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
+                                      v1::GetStatsResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  return ToGrpc(daemon::GetStats(*reader.value(), *request, response));
+}
+
+grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
+                                             const v1::CompareSessionsRequest* request,
+                                             v1::CompareSessionsResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord a, b;
+  if (grpc::Status st = LoadSession(request->session_a(), caller, &a); !st.ok()) return st;
+  if (grpc::Status st = LoadSession(request->session_b(), caller, &b); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  return ToGrpc(daemon::CompareSessions(*reader.value(), *request, response));
+}
+
+grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
+                                    grpc::ServerWriter<v1::ExportChunk>* writer) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  uint64_t total = 0;
+  bool first = true;
+  const Status st = ExportSession(
+      *reader.value(), *request, [&](uint64_t count) { total = count; },
+      [&](std::string_view bytes, uint64_t done) {
+        v1::ExportChunk chunk;
+        chunk.set_data(std::string(bytes));
+        if (first) chunk.set_span_count(total);
+        first = false;
+        chunk.set_spans_done(done);
+        return !ctx->IsCancelled() && writer->Write(chunk);
+      });
+  return ToGrpc(st);
+}
+
+grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*,
+                                       v1::GetStatusResponse* response) {
+  const auto drain = ctx_.drain->LiveStatus();
+  if (!drain) return DrainBusy();
+  const StoreStatus store = ctx_.store->GetStatus();
+  const DaemonCounters& c = ctx_.drain->counters();
+  response->set_version(ctx_.version);
+  response->set_uptime_ns(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                           ctx_.started)
+          .count()));
+  response->set_namespace_(ctx_.ns);
+  response->set_db_path(ctx_.db_path);
+  response->set_db_bytes(store.db_bytes);
+  response->set_attached_segments(drain->attached_segments);
+  response->set_running_sessions(drain->running_sessions);
+  response->set_events_per_second(drain->events_per_second);
+  response->set_events_ingested(c.events_ingested.load());
+  SessionRecord drops = drain->drops;
+  drops.dropped_shed = std::max<uint64_t>(drops.dropped_shed, c.events_shed.load());
+  v1::Session as_session;
+  ToProto(drops, &as_session);
+  *response->mutable_drops() = as_session.drops();
+  response->set_writer_backlog_batches(store.queued_batches);
+  response->set_writer_backlog_spans(store.queued_spans);
+  response->set_writer_last_error(store.last_error);
+  response->set_writer_errors(store.write_errors);
+  response->set_segments_rejected(c.segments_rejected.load());
+  response->set_abi_violations(c.abi_violations.load());
+  response->set_tails(static_cast<uint32_t>(ctx_.tails->size()));
+  response->set_default_level(LevelToProto(drain->default_level));
+  auto& m = *response->mutable_counters();
+  m["segments_attached"] = c.segments_attached.load();
+  m["segments_rejected"] = c.segments_rejected.load();
+  m["segments_removed"] = c.segments_removed.load();
+  m["sessions_finished"] = c.sessions_finished.load();
+  m["events_ingested"] = c.events_ingested.load();
+  m["batches_submitted"] = c.batches_submitted.load();
+  m["batches_shed"] = c.batches_shed.load();
+  m["events_shed"] = c.events_shed.load();
+  m["abi_violations"] = c.abi_violations.load();
+  m["level_writes"] = c.level_writes.load();
+  m["level_tampered"] = c.level_tampered.load();
+  m["drain_passes"] = c.drain_passes.load();
+  m["batches_committed"] = store.batches_committed;
+  m["spans_committed"] = store.spans_committed;
+  m["batches_refused"] = store.batches_refused;
+  m["batches_dropped"] = store.batches_dropped;
+  m["write_errors"] = store.write_errors;
+  m["sessions_deleted_by_retention"] = store.sessions_deleted_by_retention;
+  return grpc::Status::OK;
+}
+
+}  // namespace optrace::daemon

@@ -1,0 +1,71 @@
+// The OpTrace gRPC service: request validation, access control, and
+// dispatch to the drain loop (live state), the tail hub and the stored
+// data (one SpanReader per handler thread).
+#ifndef OPTRACE_DAEMON_API_OP_TRACE_SERVICE_H_
+#define OPTRACE_DAEMON_API_OP_TRACE_SERVICE_H_
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "api/caller_identity.h"
+#include "api/tail_hub.h"
+#include "config/daemon_config.h"
+#include "drain/drain_loop.h"
+#include "optrace/v1/optrace.grpc.pb.h"
+#include "storage/span_store.h"
+
+namespace optrace::daemon {
+
+// Everything the service reads; all must outlive it.
+struct ServiceContext {
+  DrainLoop* drain = nullptr;
+  TailHub* tails = nullptr;
+  SpanStore* store = nullptr;
+  const CallerIdentifier* callers = nullptr;
+  std::string db_path;
+  std::string ns;
+  std::string version;
+  std::vector<LevelRule> rules;  // as configured at start
+  std::chrono::steady_clock::time_point started;
+};
+
+// Thread rules: gRPC calls handlers concurrently; every handler is safe to
+// run in parallel with the others.
+class OpTraceService final : public v1::OpTrace::Service {
+ public:
+  explicit OpTraceService(ServiceContext context);
+
+  grpc::Status Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
+                    grpc::ServerWriter<v1::TailResponse>* writer) override;
+  grpc::Status GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest* request,
+                        v1::GetLevelResponse* response) override;
+  grpc::Status SetLevel(grpc::ServerContext* ctx, const v1::SetLevelRequest* request,
+                        v1::SetLevelResponse* response) override;
+  grpc::Status ListSessions(grpc::ServerContext* ctx, const v1::ListSessionsRequest* request,
+                            v1::ListSessionsResponse* response) override;
+  grpc::Status GetSession(grpc::ServerContext* ctx, const v1::GetSessionRequest* request,
+                          v1::GetSessionResponse* response) override;
+  grpc::Status QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
+                        grpc::ServerWriter<v1::QueryOpsResponse>* writer) override;
+  grpc::Status GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
+                        v1::GetStatsResponse* response) override;
+  grpc::Status CompareSessions(grpc::ServerContext* ctx,
+                               const v1::CompareSessionsRequest* request,
+                               v1::CompareSessionsResponse* response) override;
+  grpc::Status Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
+                      grpc::ServerWriter<v1::ExportChunk>* writer) override;
+  grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest* request,
+                         v1::GetStatusResponse* response) override;
+
+ private:
+  // The stored session `id` if the caller may see it: NOT_FOUND or
+  // PERMISSION_DENIED otherwise.
+  grpc::Status LoadSession(SessionId id, const Caller& caller, SessionRecord* out);
+
+  const ServiceContext ctx_;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_API_OP_TRACE_SERVICE_H_

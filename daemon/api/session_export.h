@@ -1,0 +1,37 @@
+// Export: one stored session as Chrome trace-event JSON, CSV of spans, or
+// an SQLite database of plain rows, produced in chunks.
+#ifndef OPTRACE_DAEMON_API_SESSION_EXPORT_H_
+#define OPTRACE_DAEMON_API_SESSION_EXPORT_H_
+
+#include <functional>
+#include <string_view>
+
+#include "common/status.h"
+#include "optrace/v1/optrace.pb.h"
+#include "storage/span_reader.h"
+
+namespace optrace::daemon {
+
+// Receives the export in order, a chunk at a time (up to ~1 MiB), with the
+// number of spans written so far. Returns false when the client is gone:
+// the export stops and returns kUnavailable.
+using ExportSink = std::function<bool(std::string_view bytes, uint64_t spans_done)>;
+
+// Writes session `request.session_id()` in `request.format()` to `sink`
+// (formats: ChromeTraceWriter, CsvWriter, SqliteExportWriter), from one
+// snapshot of the database: spans in stored order, then (JSON, SQLite)
+// instants. `span_count` is called once, before the first chunk, with the
+// number of spans that will be exported (for progress bars), from the
+// session's op_aggregates. Memory: one chunk plus the session's distinct
+// strings; the SQLite format writes a temporary file first.
+// REQUIRES: `reader` belongs to the calling thread and has no transaction
+// (Snapshot) open: the export opens its own.
+// Errors: kInvalidArgument for an unset or unknown format; kNotFound for an
+// unknown session; kUnavailable when the sink refuses a chunk; the
+// reader's, and for SQLite the temporary file's.
+Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
+                     const std::function<void(uint64_t)>& span_count, const ExportSink& sink);
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_API_SESSION_EXPORT_H_

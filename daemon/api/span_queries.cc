@@ -1,0 +1,285 @@
+#include "api/span_queries.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "api/flat_id_map.h"
+#include "api/page_scan.h"
+#include "api/proto_convert.h"
+#include "api/query_cursor.h"
+#include "api/smallest_spans.h"
+#include "api/span_filter.h"
+#include "api/stats_groups.h"
+#include "api/string_cache.h"
+#include "common/op_line.h"
+#include "storage/op_aggregate.h"
+
+namespace optrace::daemon {
+namespace {
+
+// GetStats reserves room for at most this many durations up front (512
+// MiB of address space, touched only as spans arrive).
+constexpr uint64_t kMaxReservedDurations = uint64_t{1} << 26;
+
+// a + b, capped at kMaxAggregateNs like the stored aggregates' totals (so
+// that differences of totals fit an int64).
+uint64_t AddCapped(uint64_t a, uint64_t b) {
+  a = std::min(a, kMaxAggregateNs);
+  b = std::min(b, kMaxAggregateNs);
+  return b > kMaxAggregateNs - a ? kMaxAggregateNs : a + b;
+}
+
+// total / count, 0 when count is 0.
+double Mean(uint64_t total, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(count);
+}
+
+// b / a, 0 when a is 0.
+double Ratio(double b, double a) { return a == 0.0 ? 0.0 : b / a; }
+
+// GROUP_BY_UNSPECIFIED is NAME; unknown values are refused.
+Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by) {
+  switch (by) {
+    case v1::GROUP_BY_UNSPECIFIED: return v1::GROUP_BY_NAME;
+    case v1::GROUP_BY_NAME:
+    case v1::GROUP_BY_TAG:
+    case v1::GROUP_BY_TARGET: return by;
+    default:
+      return Status::InvalidArgument("by " + std::to_string(by) +
+                                     " is not a known GroupBy (NAME, TAG or TARGET)");
+  }
+}
+
+// The GetStats group key of a span or an aggregate row with these fields:
+// the name or tag id, or the target and device ordinal packed.
+uint64_t GroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t target, uint16_t device) {
+  switch (by) {
+    case v1::GROUP_BY_TAG: return tag;
+    case v1::GROUP_BY_TARGET: return (static_cast<uint64_t>(target) << 16) | device;
+    default: return name;
+  }
+}
+
+// The text of a group key: "gpu:0" for targets, the dictionary string
+// otherwise.
+std::string KeyText(v1::GroupBy by, uint64_t key, StringCache& strings) {
+  if (by == v1::GROUP_BY_TARGET) {
+    return std::string(TargetKindName(static_cast<abi::TargetKind>(key >> 16))) + ":" +
+           std::to_string(key & 0xffff);
+  }
+  return strings.Get(static_cast<StringId>(key));
+}
+
+// The QueryOps cursor after `page` (not empty), given the request's.
+QueryCursor CursorAfter(const std::vector<Span>& page, const std::optional<QueryCursor>& previous) {
+  const Span& last = page.back();
+  QueryCursor next{last.start_ns, last.op_id, 0};
+  for (auto it = page.rbegin(); it != page.rend() && SameSpanKey(*it, last); ++it) {
+    ++next.sent_at_key;
+  }
+  if (previous && previous->start_ns == next.start_ns && previous->op_id == next.op_id) {
+    next.sent_at_key += previous->sent_at_key;
+  }
+  return next;
+}
+
+}  // namespace
+
+Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& request) {
+  const uint32_t limit = request.limit() == 0 ? kDefaultQueryLimit : request.limit();
+  if (limit > kMaxQueryLimit) {
+    return Status::InvalidArgument("limit " + std::to_string(limit) + " is above the maximum, " +
+                                   std::to_string(kMaxQueryLimit) +
+                                   ": ask for fewer spans and page with the cursor");
+  }
+  StringCache strings(reader);
+  Result<SpanFilter> filter = SpanFilter::Compile(request.filter(), "filter", strings);
+  if (!filter.ok()) return filter.status();
+  std::optional<QueryCursor> cursor;
+  if (!request.cursor().empty()) {
+    Result<QueryCursor> decoded = DecodeCursor(request.cursor());
+    if (!decoded.ok()) return decoded.status();
+    cursor = decoded.value();
+  }
+
+  Result<SqliteTransaction> snapshot = reader.Snapshot();
+  if (!snapshot.ok()) return snapshot.status();
+  // One more than the page: whether it exists says whether there is a next page.
+  Result<std::vector<Span>> spans =
+      ScanPage(reader, request.session_id(), filter.value(), cursor, size_t{limit} + 1);
+  if (!spans.ok()) return spans.status();
+  if (!strings.status().ok()) return strings.status();
+
+  QueryPage page;
+  const bool more = spans->size() > limit;
+  if (more) {
+    spans->resize(limit);
+    page.next_cursor = EncodeCursor(CursorAfter(spans.value(), cursor));
+  }
+  page.spans.resize(spans->size());
+  const StringLookup lookup = strings.AsLookup();
+  for (size_t i = 0; i < spans->size(); ++i) {
+    ToProto(spans.value()[i], request.session_id(), lookup, &page.spans[i]);
+  }
+  if (!strings.status().ok()) return strings.status();
+  return page;
+}
+
+Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
+                v1::GetStatsResponse* response) {
+  Result<v1::GroupBy> by = ValidGroupBy(request.by());
+  if (!by.ok()) return by.status();
+  StringCache strings(reader);
+  Result<SpanFilter> compiled = SpanFilter::Compile(request.filter(), "filter", strings);
+  if (!compiled.ok()) return compiled.status();
+  SpanFilter& filter = compiled.value();
+
+  Result<SqliteTransaction> snapshot = reader.Snapshot();
+  if (!snapshot.ok()) return snapshot.status();
+  StatsGroups groups;
+  const v1::GroupBy group_by = by.value();
+  // Room for every OK span of each group, from the stored aggregates (an
+  // upper bound under a filter): no reallocation during the pass. Capped,
+  // since the counts are stored data, not a promise.
+  Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(request.session_id());
+  if (!aggregates.ok()) return aggregates.status();
+  uint64_t reservable = kMaxReservedDurations;
+  for (const OpAggregateRow& row : aggregates.value()) {
+    const OpAggregateKey& k = row.key;
+    const uint64_t room = std::min(row.totals.ok_count, reservable);
+    groups.Reserve(GroupKey(group_by, k.name, k.tag, k.target, k.device), room);
+    reservable -= room;
+  }
+  uint64_t spans = 0;
+  Status scanned = reader.ForEachSpan(
+      request.session_id(), filter.min_start_ns(), filter.max_start_ns(), [&](const Span& span) {
+        if (!filter.Matches(span)) return true;
+        ++spans;
+        groups.Add(GroupKey(group_by, span.name, span.tag, span.target, span.device), span);
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
+
+  std::vector<StatsGroups::Row> rows = groups.TakeRows();
+  uint64_t session_total = 0;
+  for (const StatsGroups::Row& row : rows) {
+    session_total = AddCapped(session_total, row.totals.total_ns);
+  }
+  std::vector<v1::OpStats> stats(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const StatsGroups::Row& row = rows[i];
+    v1::OpStats& out = stats[i];
+    out.set_key(KeyText(group_by, row.key, strings));
+    out.set_count(row.totals.count);
+    out.set_ok_count(row.totals.ok_count);
+    out.set_total_ns(row.totals.total_ns);
+    out.set_mean_ns(Mean(row.totals.total_ns, row.totals.ok_count));
+    out.set_min_ns(row.totals.min_ns);
+    out.set_p50_ns(row.percentiles.p50);
+    out.set_p95_ns(row.percentiles.p95);
+    out.set_p99_ns(row.percentiles.p99);
+    out.set_max_ns(row.totals.max_ns);
+    out.set_share(Ratio(static_cast<double>(row.totals.total_ns),
+                        static_cast<double>(session_total)));
+  }
+  if (!strings.status().ok()) return strings.status();
+  std::sort(stats.begin(), stats.end(), [](const v1::OpStats& a, const v1::OpStats& b) {
+    if (a.total_ns() != b.total_ns()) return a.total_ns() > b.total_ns();
+    return a.key() < b.key();
+  });
+  if (request.top() != 0 && stats.size() > request.top()) stats.resize(request.top());
+
+  response->Clear();
+  response->mutable_rows()->Reserve(static_cast<int>(stats.size()));
+  for (v1::OpStats& row : stats) *response->add_rows() = std::move(row);
+  response->set_total_ns(session_total);
+  response->set_spans(spans);
+  return Status::Ok();
+}
+
+Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
+                       v1::CompareSessionsResponse* response) {
+  Result<v1::GroupBy> by = ValidGroupBy(request.by());
+  if (!by.ok()) return by.status();
+  if (by.value() == v1::GROUP_BY_TARGET) {
+    return Status::InvalidArgument(
+        "by GROUP_BY_TARGET is not supported by CompareSessions: compare by NAME or TAG");
+  }
+  const bool by_name = by.value() == v1::GROUP_BY_NAME;
+
+  // Per key, both sessions' totals, merged from their op_aggregates rows.
+  struct Side {
+    uint64_t count = 0;
+    uint64_t ok_count = 0;
+    uint64_t total_ns = 0;
+  };
+  struct Pair {
+    StringId key = 0;
+    Side side[2];
+  };
+  std::vector<Pair> pairs;
+  FlatIdMap<uint32_t> index;  // key -> index in pairs
+  uint64_t totals[2] = {0, 0};
+  Result<SqliteTransaction> snapshot = reader.Snapshot();
+  if (!snapshot.ok()) return snapshot.status();
+  const SessionId sessions[2] = {request.session_a(), request.session_b()};
+  for (int s = 0; s < 2; ++s) {
+    Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(sessions[s]);
+    if (!aggregates.ok()) return aggregates.status();
+    for (const OpAggregateRow& row : aggregates.value()) {
+      const StringId key = by_name ? row.key.name : row.key.tag;
+      const uint32_t* found = index.Find(key);
+      const uint32_t at = found != nullptr ? *found : index.Insert(key, pairs.size());
+      if (at == pairs.size()) pairs.push_back({key, {}});
+      Side& side = pairs[at].side[s];
+      side.count += row.totals.count;
+      side.ok_count += row.totals.ok_count;
+      side.total_ns = AddCapped(side.total_ns, row.totals.total_ns);
+      totals[s] = AddCapped(totals[s], row.totals.total_ns);
+    }
+  }
+
+  StringCache strings(reader);
+  std::vector<v1::Comparison> rows(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const Side& a = pairs[i].side[0];
+    const Side& b = pairs[i].side[1];
+    v1::Comparison& out = rows[i];
+    out.set_key(strings.Get(pairs[i].key));
+    out.set_count_a(a.count);
+    out.set_count_b(b.count);
+    out.set_total_a_ns(a.total_ns);
+    out.set_total_b_ns(b.total_ns);
+    out.set_mean_a_ns(Mean(a.total_ns, a.ok_count));
+    out.set_mean_b_ns(Mean(b.total_ns, b.ok_count));
+    // A key is in a session when the session has an aggregate row for it,
+    // that is at least one span of any status.
+    out.set_only_in_a(b.count == 0);
+    out.set_only_in_b(a.count == 0);
+    if (a.count != 0 && b.count != 0) {
+      out.set_total_ratio(Ratio(static_cast<double>(b.total_ns), static_cast<double>(a.total_ns)));
+      out.set_mean_ratio(Ratio(out.mean_b_ns(), out.mean_a_ns()));
+    }
+    // Both totals are capped at kMaxAggregateNs = INT64_MAX: the difference fits.
+    out.set_total_change_ns(static_cast<int64_t>(b.total_ns) - static_cast<int64_t>(a.total_ns));
+  }
+  if (!strings.status().ok()) return strings.status();
+  std::sort(rows.begin(), rows.end(), [](const v1::Comparison& x, const v1::Comparison& y) {
+    const uint64_t dx = static_cast<uint64_t>(std::abs(x.total_change_ns()));
+    const uint64_t dy = static_cast<uint64_t>(std::abs(y.total_change_ns()));
+    if (dx != dy) return dx > dy;
+    return x.key() < y.key();
+  });
+
+  response->Clear();
+  response->mutable_rows()->Reserve(static_cast<int>(rows.size()));
+  for (v1::Comparison& row : rows) *response->add_rows() = std::move(row);
+  response->set_total_a_ns(totals[0]);
+  response->set_total_b_ns(totals[1]);
+  return Status::Ok();
+}
+
+}  // namespace optrace::daemon

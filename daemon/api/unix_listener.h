@@ -1,0 +1,49 @@
+// The daemon's Unix socket: created with the mode and group the design
+// asks for, accepted by us (to read each peer's credentials) and handed to
+// the gRPC server connection by connection.
+#ifndef OPTRACE_DAEMON_API_UNIX_LISTENER_H_
+#define OPTRACE_DAEMON_API_UNIX_LISTENER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "api/peer_registry.h"
+#include "common/status.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace optrace::daemon {
+
+class UnixListener {
+ public:
+  // Binds `path` (replacing a stale socket file, refusing anything else),
+  // mode 0660, group `group_name` when that group exists. Refuses a socket
+  // folder writable by others (anyone could swap the socket).
+  static Result<std::unique_ptr<UnixListener>> Create(const std::string& path,
+                                                      const std::string& group_name);
+  ~UnixListener();  // stops accepting and removes the socket file
+  UnixListener(const UnixListener&) = delete;
+  UnixListener& operator=(const UnixListener&) = delete;
+
+  // Accepts connections on a thread of its own until destroyed, recording
+  // credentials in `peers` and giving each connection to `server`.
+  // REQUIRES: `server` and `peers` outlive the listener.
+  void Start(grpc::Server* server, PeerRegistry* peers);
+
+ private:
+  UnixListener(std::string path, int fd, int wake_fd);
+  void AcceptLoop(grpc::Server* server, PeerRegistry* peers);
+  const std::string path_;
+  const int fd_;
+  const int wake_fd_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_API_UNIX_LISTENER_H_
