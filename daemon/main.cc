@@ -20,6 +20,7 @@
 #include "control/instance_lock.h"
 #include "drain/drain_loop.h"
 #include "levels/level_policy.h"
+#include "service/systemd_notifier.h"
 #include "log/log.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -149,6 +150,9 @@ int Run(const Flags& flags) {
   drain_options.attach.ns = config.ns;
   drain_options.attach.any_uid = ::geteuid() == 0;
   drain_options.attach.allowed_uids = config.allowed_uids;
+  const SystemdNotifier systemd;
+  drain_options.alive = [&systemd] { systemd.Watchdog(); };
+  drain_options.alive_interval_ns = systemd.watchdog_interval_ns();
   DrainLoop* loop_ptr = nullptr;  // the hub's callback needs the loop it feeds
   TailHub tails([&loop_ptr] {
     if (loop_ptr != nullptr) loop_ptr->RefreshLevels();
@@ -176,6 +180,7 @@ int Run(const Flags& flags) {
   }
   LogInfo("optraced {} ready: namespace '{}', socket {}, db {}, default level {}", OPTRACE_VERSION,
           config.ns, config.socket, config.db, LevelName(config.level));
+  systemd.Ready("serving namespace '" + config.ns + "' on " + config.socket);
 
   // Signals arrive here only (blocked in every other thread, see main).
   sigset_t signals;
@@ -208,6 +213,7 @@ int Run(const Flags& flags) {
   }
   // Streams first (tails end, their levels are restored by the loop's last
   // pass), then drain, store and detach.
+  systemd.Stopping();
   server.value()->Shutdown();
   loop.RequestStop();
   loop.Join();

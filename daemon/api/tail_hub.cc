@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "api/proto_convert.h"
-#include "api/span_queries.h"
+#include "api/span_filter.h"
 
 namespace optrace::daemon {
 namespace {
@@ -86,18 +86,10 @@ Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailReque
     if (!level) return Status::InvalidArgument("level " + std::to_string(request.level()) + " is not a level");
     f.level = *level;
   }
-  if (request.name_pattern().size() > kMaxPatternBytes) {
-    return Status::InvalidArgument("name_pattern is longer than " +
-                                   std::to_string(kMaxPatternBytes) + " bytes");
-  }
   if (!request.name_pattern().empty()) {
-    re2::RE2::Options options;
-    options.set_log_errors(false);
-    f.pattern = std::make_unique<re2::RE2>(request.name_pattern(), options);
-    if (!f.pattern->ok()) {
-      return Status::InvalidArgument("name_pattern '" + request.name_pattern() +
-                                     "' is not a valid RE2 pattern: " + f.pattern->error());
-    }
+    auto pattern = CompilePattern(request.name_pattern(), "name_pattern");
+    if (!pattern.ok()) return pattern.status();
+    f.pattern = std::move(pattern).value();
   }
   if (request.target() < v1::TARGET_UNSPECIFIED || request.target() > v1::TARGET_OTHER) {
     return Status::InvalidArgument("target " + std::to_string(request.target()) + " is not a target");

@@ -378,6 +378,11 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
       not_ready_.erase(name);
     }
   }
+  if (options_.alive && options_.alive_interval_ns != 0 &&
+      now_ns - last_alive_ns_ >= options_.alive_interval_ns) {
+    last_alive_ns_ = now_ns;
+    options_.alive();
+  }
   if (now_ns - last_refine_ns_ >= kRefineTscNs) {
     last_refine_ns_ = now_ns;
     reader::RefineTscRate();

@@ -39,6 +39,10 @@ struct DrainOptions {
   int min_interval_ms = 1;              // pass interval while events flow
   int max_interval_ms = 50;             // pass interval when idle (backs off)
   ProducerSession::Limits limits;
+  // Called from the drain thread every `alive_interval_ns` (0: never), to
+  // tell a service manager's watchdog that draining goes on.
+  std::function<void()> alive;
+  uint64_t alive_interval_ns = 0;
 };
 
 // A live producer's level, as GetLevel shows it.
@@ -184,6 +188,7 @@ class DrainLoop {
   uint64_t last_heartbeat_ns_ = 0;
   uint64_t last_scan_ns_ = 0;
   uint64_t last_refine_ns_ = 0;
+  uint64_t last_alive_ns_ = 0;
   std::optional<abi::LevelValue> global_level_;           // SetLevel without a scope
   std::map<std::string, abi::LevelValue> label_levels_;  // SetLevel --label
   std::deque<std::pair<uint64_t, uint64_t>> rate_samples_;  // (time, events ingested)
