@@ -16,3 +16,14 @@ elseif(OPTRACE_SANITIZE STREQUAL "thread")
 elseif(NOT OPTRACE_SANITIZE STREQUAL "")
   message(FATAL_ERROR "OPTRACE_SANITIZE must be '', 'address' or 'thread', not '${OPTRACE_SANITIZE}'")
 endif()
+
+# Fuzzing build (clang): every object instrumented for libFuzzer and the
+# sanitizers; the fuzz targets link the libFuzzer driver.
+option(OPTRACE_FUZZ "Build the fuzz targets as libFuzzer binaries (needs clang)" OFF)
+if(OPTRACE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "OPTRACE_FUZZ needs clang: CC=clang-14 CXX=clang++-14")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

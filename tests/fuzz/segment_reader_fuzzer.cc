@@ -1,0 +1,77 @@
+// libFuzzer target: arbitrary segment images through the consumer's whole
+// path (attach and validate, drain in both modes, read every string).
+// Half the inputs get their identity fields fixed up so that the fuzzer
+// spends its time past the first checks, in geometry, rings and strings.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/segment_name.h"
+#include "optrace/abi.h"
+#include "optrace/reader/attached_segment.h"
+#include "optrace/reader/segment_drainer.h"
+#include "optrace/reader/string_table_reader.h"
+
+namespace {
+
+constexpr char kNamespace[] = "optfuzz";
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace optrace;
+  if (size < 1 || size > (8u << 20)) return 0;
+  const bool fix_identity = (data[0] & 1) != 0;
+  std::vector<uint8_t> image(data + 1, data + size);
+  if (image.size() < abi::kMinSegmentBytes) image.resize(abi::kMinSegmentBytes, 0);
+  const SegmentName name{kNamespace, static_cast<uint32_t>(::getuid()),
+                         static_cast<uint32_t>(::getpid()), 0x0123456789abcdefULL};
+  if (fix_identity) {
+    abi::SegmentHeader h;
+    std::memcpy(static_cast<void*>(&h), image.data(), sizeof h);
+    h.magic = abi::kSegmentMagic;
+    h.abi_major = abi::kAbiMajor;
+    h.segment_bytes = image.size();
+    h.pid = name.pid;
+    h.uid = name.uid;
+    h.nonce = name.nonce;
+    h.state.store(static_cast<uint32_t>(abi::SegmentState::kReady));
+    std::memcpy(image.data(), static_cast<const void*>(&h), sizeof h);
+  }
+  const std::string shm = name.Format();
+  const std::string path = std::string(kShmFolder) + "/" + shm;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return 0;
+  const bool written = ::write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size());
+  ::close(fd);
+  if (written) {
+    reader::AttachPolicy policy;
+    policy.ns = kNamespace;
+    auto attached = reader::AttachedSegment::Attach(shm, policy);
+    if (attached.ok()) {
+      reader::AttachedSegment& seg = *attached.value();
+      reader::ReaderStats stats;
+      std::vector<abi::OpEvent> events;
+      reader::SegmentDrainer drainer(seg, reader::ReleasePolicy::kOnCommit);
+      for (uint32_t r = 0; r < drainer.ring_count(); ++r) drainer.ResumeAt(r, r * 7);
+      drainer.Drain(4096, reader::DrainMode::kLive, 1, &events, &stats);
+      drainer.Drain(4096, reader::DrainMode::kFinal, 1'000'000'000, &events, &stats);
+      reader::StringTableReader strings(seg);
+      const auto fields = seg.ReadProducerFields();
+      const uint32_t count = fields ? fields->string_count : 0;
+      for (uint32_t id = 0; id < count && id < 4096; ++id) strings.Get(id, &stats);
+      for (const abi::OpEvent& e : events) {
+        strings.Get(e.name_id, &stats);
+        strings.Get(e.tag_id, &stats);
+      }
+      seg.CheckLiveness();
+    }
+  }
+  ::unlink(path.c_str());
+  return 0;
+}
