@@ -11,10 +11,9 @@ function(optrace_discover_tests target)
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${ARG_PREFIX}"
                        PROPERTIES TIMEOUT ${ARG_TIMEOUT})
   set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
-  string(REPLACE ";" "\\;" escaped "${ARG_LABELS}")
   file(WRITE ${labels_file}
        "if(DEFINED ${target}_TESTS)\n"
-       "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${escaped}\")\n"
+       "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\n"
        "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
 endfunction()

@@ -62,7 +62,9 @@ OpCall MatmulCall(OpKind kind, const Tensor& a, const Tensor& b, const Tensor& c
 
 Backend::Backend() : tags_(&optrace::Intern) {
   for (size_t i = 0; i < kOpKindCount; ++i) {
-    sites_[i] = std::make_unique<optrace::OpSite>(OpName(static_cast<OpKind>(i)));
+    // The location is this dispatch point, not the inside of make_unique.
+    sites_[i] = std::make_unique<optrace::OpSite>(OpName(static_cast<OpKind>(i)), nullptr,
+                                                  std::source_location::current());
   }
 }
 

@@ -213,6 +213,13 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
   ToProto(record, response->mutable_session());
   if (record.state == SessionState::kRunning) {
+    if (const auto producers = ctx_.drain->LiveProducers()) {
+      for (const LiveProducer& p : *producers) {
+        if (p.record.id != record.id) continue;
+        ToProto(p.record, response->mutable_session());  // fresher than the store
+        response->mutable_session()->set_live_level(LevelToProto(p.live));
+      }
+    }
     const auto open = ctx_.drain->OpenOps(record.id);
     if (!open) return DrainBusy();
     if (*open) {

@@ -12,7 +12,9 @@ DaemonProcess::DaemonProcess(std::string folder, std::vector<std::string> extra_
     : folder_(std::move(folder)), extra_args_(std::move(extra_args)) {}
 
 DaemonProcess::~DaemonProcess() {
-  if (process_) Kill();
+  // A clean stop removes the daemon's control segment; a kill would leave
+  // it behind for the rest of the test binary's producers to see.
+  if (process_) Stop();
 }
 
 bool DaemonProcess::Start() {

@@ -18,7 +18,7 @@ class DaemonProcess {
   // Does not start it. `folder` holds the socket and database; `extra_args`
   // are appended to the command line.
   explicit DaemonProcess(std::string folder, std::vector<std::string> extra_args = {});
-  ~DaemonProcess();  // SIGKILL if still running
+  ~DaemonProcess();  // stops it (SIGTERM) if still running
 
   // Starts optraced and waits until it logs that it is ready.
   // Returns false (with the log in `log()`) when it does not come up.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -14,5 +15,15 @@ int main(int argc, char** argv) {
   ::unsetenv("OPTRACE_SINK");
   ::unsetenv("OPTRACE_SESSION");
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int result = RUN_ALL_TESTS();
+  // Segments of producers the tests killed, and control segments of
+  // daemons they killed, stay in /dev/shm: remove everything of our
+  // namespace.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    if (entry.path().filename().string().rfind(ns + ".", 0) == 0) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
+  return result;
 }

@@ -1,0 +1,63 @@
+// The gRPC channel to optraced: its Unix socket (the default), or TCP with
+// --server HOST:PORT, in plaintext to a loopback address or over TLS with
+// --tls-ca. Every subcommand talks to the daemon through one Connection.
+#ifndef OPTRACE_CLI_CONNECTION_H_
+#define OPTRACE_CLI_CONNECTION_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli_error.h"
+#include "optrace/v1/optrace.grpc.pb.h"
+
+namespace optrace::cli {
+
+// How long a unary call may take before the CLI gives up on the daemon.
+inline constexpr std::chrono::seconds kUnaryDeadline{15};
+
+// Where the daemon is, as the global flags give it.
+struct ConnectionOptions {
+  std::string socket;  // a Unix socket path; "" = OPTRACE_SOCKET or the default
+  std::string server;  // HOST:PORT for TCP; overrides `socket` when set
+  std::string tls_ca;  // PEM file of the CA that signed the server's certificate
+};
+
+class Connection {
+ public:
+  // Resolves `options` and creates the channel (lazily: nothing connects
+  // until the first call). Fails with kExitUsage for a --server that is not
+  // HOST:PORT, plaintext to a host that is not loopback, or a --tls-ca file
+  // that cannot be read.
+  static std::unique_ptr<Connection> Open(const ConnectionOptions& options, CliError* error);
+
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  v1::OpTrace::Stub& stub() { return *stub_; }
+
+  // The daemon's address as users know it: the socket path or HOST:PORT.
+  const std::string& address() const { return address_; }
+
+  // A context for one call. `deadline` nullopt: no deadline (streams that
+  // run until the user stops them).
+  static std::unique_ptr<grpc::ClientContext> NewContext(
+      std::optional<std::chrono::milliseconds> deadline = kUnaryDeadline);
+
+ private:
+  Connection(std::string address, std::shared_ptr<grpc::Channel> channel);
+
+  std::string address_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::OpTrace::Stub> stub_;
+};
+
+// True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets).
+bool IsLoopbackHost(const std::string& host);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_CONNECTION_H_

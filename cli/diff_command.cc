@@ -1,0 +1,101 @@
+#include "diff_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "exit_codes.h"
+#include "human_format.h"
+#include "json_convert.h"
+#include "rpc_error.h"
+#include "table.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+namespace {
+
+// "12 (train)" for the header line.
+std::string SessionTitle(const v1::Session& session) {
+  return session.label().empty() ? fmt::format("session {}", session.id())
+                                 : fmt::format("session {} ({})", session.id(), session.label());
+}
+
+}  // namespace
+
+std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::GroupBy by,
+                            size_t width, const Palette& palette) {
+  std::vector<const v1::Comparison*> rows;
+  for (const v1::Comparison& row : comparison.rows()) rows.push_back(&row);
+  std::stable_sort(rows.begin(), rows.end(), [](const v1::Comparison* x, const v1::Comparison* y) {
+    return Magnitude(x->total_change_ns()) > Magnitude(y->total_change_ns());
+  });
+  Table table({{by == v1::GROUP_BY_TAG ? "TAG" : "NAME", Align::kLeft, true},
+               {"COUNT A", Align::kRight},
+               {"COUNT B", Align::kRight},
+               {"TOTAL A", Align::kRight},
+               {"TOTAL B", Align::kRight},
+               {"CHANGE", Align::kRight},
+               {"B/A", Align::kRight}});
+  for (const v1::Comparison* row : rows) {
+    Cell ratio = FormatRatio(row->total_ratio());
+    if (row->only_in_a()) ratio = Cell("only in A", Tone::kComplete);
+    if (row->only_in_b()) ratio = Cell("only in B", Tone::kWarning);
+    const int64_t change = row->total_change_ns();
+    const Tone change_tone = change > 0   ? Tone::kProblem
+                             : change < 0 ? Tone::kComplete
+                                          : Tone::kPlain;
+    // A session without the key has no total, not a total of zero.
+    table.AddRow({row->key().empty() ? "-" : row->key(), std::to_string(row->count_a()),
+                  std::to_string(row->count_b()),
+                  row->only_in_b() ? "-" : FormatDuration(row->total_a_ns()),
+                  row->only_in_a() ? "-" : FormatDuration(row->total_b_ns()),
+                  Cell(FormatDurationChange(change), change_tone), ratio});
+  }
+  std::string out = rows.empty() ? "neither session has spans\n" : table.Render(width, palette);
+  const uint64_t a = comparison.total_a_ns();
+  const uint64_t b = comparison.total_b_ns();
+  out += fmt::format("total: A {}, B {}", FormatDuration(a), FormatDuration(b));
+  if (a > 0) {
+    out += fmt::format(" ({}, {})",
+                       FormatDurationChange(static_cast<int64_t>(b) - static_cast<int64_t>(a)),
+                       FormatRatio(static_cast<double>(b) / static_cast<double>(a)));
+  }
+  return out + "\n";
+}
+
+int RunDiff(Connection& connection, const DiffOptions& options) {
+  // Each session first, so that an unknown one is named exactly.
+  v1::GetSessionResponse sessions[2];
+  const uint64_t ids[2] = {options.session_a, options.session_b};
+  for (int i = 0; i < 2; ++i) {
+    v1::GetSessionRequest request;
+    request.set_session_id(ids[i]);
+    const auto context = Connection::NewContext();
+    const grpc::Status status = connection.stub().GetSession(context.get(), request, &sessions[i]);
+    if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), ids[i]));
+  }
+  v1::CompareSessionsRequest request;
+  request.set_session_a(options.session_a);
+  request.set_session_b(options.session_b);
+  request.set_by(options.by);
+  v1::CompareSessionsResponse response;
+  const auto context = Connection::NewContext();
+  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+  if (options.json) {
+    nlohmann::json document = ToJson(response);
+    document["session_a"] = ToJson(sessions[0].session());
+    document["session_b"] = ToJson(sessions[1].session());
+    fmt::print("{}\n", document.dump(2));
+    return kExitOk;
+  }
+  fmt::print("A = {}\nB = {}\n", SessionTitle(sessions[0].session()),
+             SessionTitle(sessions[1].session()));
+  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
+                                   Palette(ColoursWanted(STDOUT_FILENO))));
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,34 @@
+// `optrace diff A B [--by name|tag] [--json]`: two sessions side by side,
+// the biggest change in total time first.
+#ifndef OPTRACE_CLI_DIFF_COMMAND_H_
+#define OPTRACE_CLI_DIFF_COMMAND_H_
+
+#include <cstdint>
+#include <string>
+
+#include "connection.h"
+#include "optrace/v1/optrace.pb.h"
+#include "palette.h"
+
+namespace optrace::cli {
+
+struct DiffOptions {
+  uint64_t session_a = 0;
+  uint64_t session_b = 0;
+  v1::GroupBy by = v1::GROUP_BY_NAME;
+  bool json = false;
+};
+
+// Prints the comparison; returns the exit code (an unknown A or B: "no
+// session N", 1).
+int RunDiff(Connection& connection, const DiffOptions& options);
+
+// The table: key, COUNT A, COUNT B, TOTAL A, TOTAL B, CHANGE (B - A) and
+// B/A ("only in A" / "only in B" for keys of one session), sorted by
+// |change|, largest first (ties keep the daemon's order), then the totals.
+std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::GroupBy by,
+                            size_t width, const Palette& palette);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_DIFF_COMMAND_H_

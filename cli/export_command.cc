@@ -1,0 +1,112 @@
+#include "export_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "exit_codes.h"
+#include "human_format.h"
+#include "interrupt_watcher.h"
+#include "progress_bar.h"
+#include "proto_names.h"
+#include "rpc_error.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+namespace {
+
+constexpr std::string_view kPartialSuffix = ".partial";
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+}  // namespace
+
+std::string DescribeExport(uint64_t session_id, v1::ExportFormat format, uint64_t spans,
+                           uint64_t bytes, const std::string& path) {
+  std::string line = fmt::format("wrote session {} as {} ({} spans, {}) to {}", session_id,
+                                 ExportFormatDescription(format), spans, FormatBytes(bytes), path);
+  if (format == v1::EXPORT_FORMAT_CHROME_JSON) {
+    line += "; open it in https://ui.perfetto.dev or chrome://tracing";
+  } else if (format == v1::EXPORT_FORMAT_SQLITE) {
+    line += fmt::format("; open it with sqlite3 {}", path);
+  }
+  return line;
+}
+
+int RunExport(Connection& connection, const ExportOptions& options) {
+  std::error_code ec;
+  const std::string path =
+      std::filesystem::absolute(options.output, ec).lexically_normal().string();
+  const std::string partial = path + std::string(kPartialSuffix);
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(partial.c_str(), "wb"));
+  if (!file) {
+    return Fail({kExitFailure, fmt::format("cannot write {}: {}", partial, std::strerror(errno))});
+  }
+  auto abandon = [&](CliError error) {
+    file.reset();
+    std::remove(partial.c_str());
+    return Fail(error);
+  };
+
+  v1::ExportRequest request;
+  request.set_session_id(options.session_id);
+  request.set_format(options.format);
+  const auto context = Connection::NewContext(std::nullopt);
+  InterruptWatcher interrupts([&context] { context->TryCancel(); });
+  const auto reader = connection.stub().Export(context.get(), request);
+  ProgressBar progress(stderr, IsTerminal(STDERR_FILENO), "exporting", "spans");
+  v1::ExportChunk chunk;
+  uint64_t span_count = 0;
+  uint64_t spans_done = 0;
+  uint64_t bytes = 0;
+  bool first = true;
+  bool write_failed = false;
+  int write_errno = 0;
+  while (reader->Read(&chunk)) {
+    if (first) span_count = chunk.span_count();
+    first = false;
+    spans_done = chunk.spans_done();
+    const std::string& data = chunk.data();
+    if (!write_failed && std::fwrite(data.data(), 1, data.size(), file.get()) != data.size()) {
+      write_failed = true;
+      write_errno = errno;
+      context->TryCancel();
+    }
+    bytes += data.size();
+    progress.Update(spans_done, span_count);
+  }
+  const grpc::Status status = reader->Finish();
+  progress.Clear();
+  if (interrupts.interrupted()) {
+    return abandon({kExitInterrupted, fmt::format("export interrupted; {} was not written", path)});
+  }
+  if (write_failed) {
+    return abandon(
+        {kExitFailure, fmt::format("cannot write {}: {}", partial, std::strerror(write_errno))});
+  }
+  if (!status.ok()) return abandon(ErrorFromRpc(status, connection.address(), options.session_id));
+  if (std::fflush(file.get()) != 0 || std::fclose(file.release()) != 0) {
+    const int close_errno = errno;
+    std::remove(partial.c_str());
+    return Fail(
+        {kExitFailure, fmt::format("cannot write {}: {}", partial, std::strerror(close_errno))});
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    std::remove(partial.c_str());
+    return Fail({kExitFailure, fmt::format("cannot rename {} to {}: {}", partial, path,
+                                           std::strerror(rename_errno))});
+  }
+  fmt::print("{}\n", DescribeExport(options.session_id, options.format,
+                                    span_count > 0 ? span_count : spans_done, bytes, path));
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,220 @@
+#include "json_convert.h"
+
+#include "proto_names.h"
+
+namespace optrace::cli {
+
+using nlohmann::json;
+
+json ToJson(const v1::Device& device) {
+  return {{"target", TargetWord(device.target())},
+          {"ordinal", device.ordinal()},
+          {"stream", device.stream()},
+          {"name", DeviceWord(device)}};
+}
+
+json ToJson(const v1::Drops& drops) {
+  return {{"ring_full", drops.ring_full()}, {"no_ring", drops.no_ring()},
+          {"shed", drops.shed()},           {"daemon_restart", drops.daemon_restart()},
+          {"invalid", drops.invalid()},     {"total", drops.total()},
+          {"strings", drops.strings()}};
+}
+
+json ToJson(const v1::Session& session) {
+  return {{"id", session.id()},
+          {"label", session.label()},
+          {"pid", session.pid()},
+          {"uid", session.uid()},
+          {"executable", session.executable()},
+          {"command_line", session.command_line()},
+          {"start_unix_ns", session.start_unix_ns()},
+          {"end_unix_ns", session.end_unix_ns()},
+          {"state", SessionStateWord(session.state())},
+          {"events", session.events()},
+          {"spans", session.spans()},
+          {"instants", session.instants()},
+          {"open_ops", session.open_ops()},
+          {"drops", ToJson(session.drops())},
+          {"live_level", LevelWord(session.live_level())}};
+}
+
+json ToJson(const v1::Span& span) {
+  return {{"session_id", span.session_id()},
+          {"op_id", span.op_id()},
+          {"parent_op_id", span.parent_op_id()},
+          {"name", span.name()},
+          {"tag", span.tag()},
+          {"source_location", span.source_location()},
+          {"device", ToJson(span.device())},
+          {"start_unix_ns", span.start_unix_ns()},
+          {"duration_ns", span.duration_ns()},
+          {"device_duration_ns", span.device_duration_ns()},
+          {"launch_thread", span.launch_thread()},
+          {"complete_thread", span.complete_thread()},
+          {"status", SpanStatusWord(span.status())}};
+}
+
+json ToJson(const v1::OpenOp& op) {
+  return {{"op_id", op.op_id()},
+          {"parent_op_id", op.parent_op_id()},
+          {"name", op.name()},
+          {"tag", op.tag()},
+          {"source_location", op.source_location()},
+          {"device", ToJson(op.device())},
+          {"start_unix_ns", op.start_unix_ns()},
+          {"open_for_ns", op.open_for_ns()},
+          {"thread", op.thread()}};
+}
+
+json ToJson(const v1::ListSessionsResponse& sessions) {
+  json rows = json::array();
+  for (const v1::Session& s : sessions.sessions()) rows.push_back(ToJson(s));
+  return {{"sessions", rows}};
+}
+
+json ToJson(const v1::GetSessionResponse& response) {
+  json open_ops = json::array();
+  for (const v1::OpenOp& op : response.open_ops()) open_ops.push_back(ToJson(op));
+  return {{"session", ToJson(response.session())}, {"open_ops", open_ops}};
+}
+
+json ToJson(const v1::LiveEvent& event) {
+  const std::optional<abi::EventKind> kind = ToEventKind(event.kind());
+  std::string kind_word = "unknown";
+  if (kind) {
+    switch (*kind) {
+      case abi::EventKind::kLaunch:
+        kind_word = "launch";
+        break;
+      case abi::EventKind::kComplete:
+        kind_word = "complete";
+        break;
+      case abi::EventKind::kMark:
+        kind_word = "mark";
+        break;
+      case abi::EventKind::kCounter:
+        kind_word = "counter";
+        break;
+    }
+  }
+  return {{"session_id", event.session_id()},
+          {"pid", event.pid()},
+          {"label", event.label()},
+          {"kind", kind_word},
+          {"op_id", event.op_id()},
+          {"parent_op_id", event.parent_op_id()},
+          {"name", event.name()},
+          {"tag", event.tag()},
+          {"source_location", event.source_location()},
+          {"device", ToJson(event.device())},
+          {"unix_ns", event.unix_ns()},
+          {"thread", event.thread()},
+          {"duration_ns", event.duration_ns()},
+          {"device_duration_ns", event.device_duration_ns()},
+          {"value", event.value()},
+          {"level", LevelWord(event.level())}};
+}
+
+json ToJson(const v1::TailResponse& item) {
+  json out;
+  switch (item.item_case()) {
+    case v1::TailResponse::kEvent:
+      out = ToJson(item.event());
+      out["type"] = "event";
+      break;
+    case v1::TailResponse::kSpan:
+      out = ToJson(item.span());
+      out["type"] = "span";
+      break;
+    case v1::TailResponse::kLag:
+      out = {{"type", "lag"}, {"skipped", item.lag().skipped()}, {"message", item.lag().message()}};
+      break;
+    default:
+      out = {{"type", "unknown"}};
+      break;
+  }
+  return out;
+}
+
+json ToJson(const v1::GetLevelResponse& levels) {
+  json rules = json::array();
+  for (const v1::LevelRule& rule : levels.rules()) {
+    rules.push_back({{"label_pattern", rule.label_pattern()}, {"level", LevelWord(rule.level())}});
+  }
+  json producers = json::array();
+  for (const v1::ProducerLevel& p : levels.producers()) {
+    producers.push_back({{"session_id", p.session_id()},
+                         {"pid", p.pid()},
+                         {"label", p.label()},
+                         {"live", LevelWord(p.live())},
+                         {"requested", LevelWord(p.requested())},
+                         {"override", LevelWord(p.override())},
+                         {"tail", LevelWord(p.tail())}});
+  }
+  return {{"default_level", LevelWord(levels.default_level())},
+          {"rules", rules},
+          {"producers", producers}};
+}
+
+json ToJson(const v1::OpStats& stats) {
+  return {
+      {"key", stats.key()},           {"count", stats.count()},     {"ok_count", stats.ok_count()},
+      {"total_ns", stats.total_ns()}, {"mean_ns", stats.mean_ns()}, {"min_ns", stats.min_ns()},
+      {"p50_ns", stats.p50_ns()},     {"p95_ns", stats.p95_ns()},   {"p99_ns", stats.p99_ns()},
+      {"max_ns", stats.max_ns()},     {"share", stats.share()}};
+}
+
+json ToJson(const v1::GetStatsResponse& stats) {
+  json rows = json::array();
+  for (const v1::OpStats& row : stats.rows()) rows.push_back(ToJson(row));
+  return {{"rows", rows}, {"total_ns", stats.total_ns()}, {"spans", stats.spans()}};
+}
+
+json ToJson(const v1::Comparison& row) {
+  return {{"key", row.key()},
+          {"count_a", row.count_a()},
+          {"count_b", row.count_b()},
+          {"total_a_ns", row.total_a_ns()},
+          {"total_b_ns", row.total_b_ns()},
+          {"mean_a_ns", row.mean_a_ns()},
+          {"mean_b_ns", row.mean_b_ns()},
+          {"total_ratio", row.total_ratio()},
+          {"mean_ratio", row.mean_ratio()},
+          {"only_in_a", row.only_in_a()},
+          {"only_in_b", row.only_in_b()},
+          {"total_change_ns", row.total_change_ns()}};
+}
+
+json ToJson(const v1::CompareSessionsResponse& comparison) {
+  json rows = json::array();
+  for (const v1::Comparison& row : comparison.rows()) rows.push_back(ToJson(row));
+  return {{"rows", rows},
+          {"total_a_ns", comparison.total_a_ns()},
+          {"total_b_ns", comparison.total_b_ns()}};
+}
+
+json ToJson(const v1::GetStatusResponse& status) {
+  json counters = json::object();
+  for (const auto& [name, value] : status.counters()) counters[name] = value;
+  return {{"version", status.version()},
+          {"uptime_ns", status.uptime_ns()},
+          {"namespace", status.namespace_()},
+          {"db_path", status.db_path()},
+          {"db_bytes", status.db_bytes()},
+          {"attached_segments", status.attached_segments()},
+          {"running_sessions", status.running_sessions()},
+          {"events_per_second", status.events_per_second()},
+          {"events_ingested", status.events_ingested()},
+          {"drops", ToJson(status.drops())},
+          {"writer_backlog_batches", status.writer_backlog_batches()},
+          {"writer_backlog_spans", status.writer_backlog_spans()},
+          {"writer_last_error", status.writer_last_error()},
+          {"writer_errors", status.writer_errors()},
+          {"segments_rejected", status.segments_rejected()},
+          {"abi_violations", status.abi_violations()},
+          {"tails", status.tails()},
+          {"default_level", LevelWord(status.default_level())},
+          {"counters", counters}};
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,37 @@
+// The JSON shapes of `--json`: one object per proto message, with
+// snake_case keys as in the proto, enums as the CLI's words ("trace",
+// "gpu", "running"), devices as "gpu:0", and 64-bit numbers as JSON
+// numbers (nanoseconds fit a double exactly below 2^53, ~104 days).
+// Fields at their default are still written, so scripts can rely on keys.
+#ifndef OPTRACE_CLI_JSON_CONVERT_H_
+#define OPTRACE_CLI_JSON_CONVERT_H_
+
+#include <nlohmann/json.hpp>
+
+#include "optrace/v1/optrace.pb.h"
+
+namespace optrace::cli {
+
+nlohmann::json ToJson(const v1::Device& device);
+nlohmann::json ToJson(const v1::Drops& drops);
+nlohmann::json ToJson(const v1::Session& session);
+nlohmann::json ToJson(const v1::Span& span);
+nlohmann::json ToJson(const v1::OpenOp& op);
+// {"sessions": [...]}
+nlohmann::json ToJson(const v1::ListSessionsResponse& sessions);
+// {"session": {...}, "open_ops": [...]}
+nlohmann::json ToJson(const v1::GetSessionResponse& response);
+// {"type": "event"|"span"|"lag", ...the item's fields}: one line of
+// `optrace tail --json`. An empty item gives {"type": "unknown"}.
+nlohmann::json ToJson(const v1::TailResponse& item);
+nlohmann::json ToJson(const v1::LiveEvent& event);
+nlohmann::json ToJson(const v1::GetLevelResponse& levels);
+nlohmann::json ToJson(const v1::OpStats& stats);
+nlohmann::json ToJson(const v1::GetStatsResponse& stats);
+nlohmann::json ToJson(const v1::Comparison& row);
+nlohmann::json ToJson(const v1::CompareSessionsResponse& comparison);
+nlohmann::json ToJson(const v1::GetStatusResponse& status);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_JSON_CONVERT_H_

@@ -1,0 +1,29 @@
+// The span filter flags shared by `optrace ops` and `optrace stats`
+// (--name, --tag, --target, --device, --status, --min-duration) and their
+// request form.
+#ifndef OPTRACE_CLI_OP_FILTER_H_
+#define OPTRACE_CLI_OP_FILTER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "optrace/v1/optrace.pb.h"
+
+namespace optrace::cli {
+
+struct OpFilterOptions {
+  std::string name_pattern;  // RE2, matched anywhere; "" = any
+  std::string tag_pattern;
+  std::optional<v1::Target> target;
+  std::optional<uint32_t> device;
+  std::optional<v1::SpanStatus> status;
+  uint64_t min_duration_ns = 0;
+};
+
+// The OpFilter that asks the daemon for exactly what `options` says.
+v1::OpFilter ToOpFilter(const OpFilterOptions& options);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_OP_FILTER_H_

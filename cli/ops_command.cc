@@ -1,0 +1,110 @@
+#include "ops_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "exit_codes.h"
+#include "human_format.h"
+#include "json_convert.h"
+#include "proto_names.h"
+#include "rpc_error.h"
+#include "table.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+namespace {
+
+// The spans of `options` (at most `options.limit`), page by page; sets
+// `*more` when the daemon has more than the limit.
+grpc::Status FetchSpans(Connection& connection, const OpsOptions& options,
+                        std::vector<v1::Span>* spans, bool* more) {
+  v1::QueryOpsRequest request;
+  request.set_session_id(options.session_id);
+  *request.mutable_filter() = ToOpFilter(options.filter);
+  *more = false;
+  while (true) {
+    const uint32_t wanted =
+        options.limit == 0 ? kOpsPageSize : options.limit - static_cast<uint32_t>(spans->size());
+    request.set_limit(std::min(wanted, kOpsPageSize));
+    const auto context = Connection::NewContext(std::nullopt);
+    const auto reader = connection.stub().QueryOps(context.get(), request);
+    v1::QueryOpsResponse page;
+    std::string next_cursor;
+    while (reader->Read(&page)) {
+      for (v1::Span& span : *page.mutable_spans()) spans->push_back(std::move(span));
+      next_cursor = page.next_cursor();
+    }
+    if (grpc::Status status = reader->Finish(); !status.ok()) return status;
+    if (next_cursor.empty()) return grpc::Status::OK;
+    if (options.limit != 0 && spans->size() >= options.limit) {
+      *more = true;
+      return grpc::Status::OK;
+    }
+    request.set_cursor(next_cursor);
+  }
+}
+
+}  // namespace
+
+std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t session_start_unix_ns,
+                           size_t width, const Palette& palette) {
+  Table table({{"START", Align::kRight},
+               {"ID", Align::kRight},
+               {"NAME", Align::kLeft, true},
+               {"TAG", Align::kLeft, true},
+               {"DEVICE", Align::kLeft},
+               {"DURATION", Align::kRight},
+               {"ON DEVICE", Align::kRight},
+               {"STATUS", Align::kLeft}});
+  for (const v1::Span& span : spans) {
+    const bool ok = span.status() == v1::SPAN_STATUS_OK;
+    table.AddRow(
+        {FormatDurationChange(span.start_unix_ns() - session_start_unix_ns),
+         std::to_string(span.op_id()), span.name(), span.tag().empty() ? "-" : span.tag(),
+         DeviceWord(span.device(), /*with_stream=*/true),
+         ok ? FormatDuration(span.duration_ns()) : "-",
+         span.device_duration_ns() > 0 ? FormatDuration(span.device_duration_ns()) : "-",
+         Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)});
+  }
+  return table.Render(width, palette);
+}
+
+int RunOps(Connection& connection, const OpsOptions& options) {
+  // The session first: its start anchors the START column, and an unknown
+  // id gets its clear message before any paging.
+  v1::GetSessionRequest session_request;
+  session_request.set_session_id(options.session_id);
+  v1::GetSessionResponse session;
+  const auto context = Connection::NewContext();
+  grpc::Status status = connection.stub().GetSession(context.get(), session_request, &session);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+
+  std::vector<v1::Span> spans;
+  bool more = false;
+  status = FetchSpans(connection, options, &spans, &more);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+  if (options.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const v1::Span& span : spans) rows.push_back(ToJson(span));
+    fmt::print(
+        "{}\n",
+        nlohmann::json{{"session_id", options.session_id}, {"spans", rows}, {"more", more}}.dump(
+            2));
+    return kExitOk;
+  }
+  if (spans.empty()) {
+    fmt::print("no spans in session {} match\n", options.session_id);
+    return kExitOk;
+  }
+  fmt::print("{}",
+             RenderOpsTable(spans, session.session().start_unix_ns(), OutputWidth(STDOUT_FILENO),
+                            Palette(ColoursWanted(STDOUT_FILENO))));
+  if (more) {
+    fmt::print("first {} spans shown; --limit N shows more, --limit 0 all\n", spans.size());
+  }
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

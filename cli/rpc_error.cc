@@ -1,0 +1,41 @@
+#include "rpc_error.h"
+
+#include <fmt/core.h>
+
+#include "exit_codes.h"
+
+namespace optrace::cli {
+
+std::string NoDaemonMessage(std::string_view address) {
+  return fmt::format("no daemon at {}; start one with `optraced` or `systemctl start optraced`",
+                     address);
+}
+
+CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
+                      std::optional<uint64_t> session_id) {
+  const std::string& message = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      return {kExitUsage, NoDaemonMessage(address)};
+    case grpc::StatusCode::NOT_FOUND:
+      if (session_id)
+        return {kExitFailure, fmt::format("no session {}; see optrace sessions", *session_id)};
+      return {kExitFailure, message};
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return {kExitUsage, message};
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return {kExitFailure, fmt::format("not allowed: {}", message)};
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return {kExitFailure, fmt::format("the daemon at {} did not answer in time", address)};
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return {kExitFailure,
+              fmt::format("the daemon at {} does not serve this request; is it older than "
+                          "this optrace?",
+                          address)};
+    default:
+      return {kExitFailure, fmt::format("the daemon at {} failed: {}", address,
+                                        message.empty() ? "no reason given" : message)};
+  }
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,31 @@
+// A failed RPC as one line for the user and an exit code: never a raw gRPC
+// dump. UNAVAILABLE (no daemon) says how to start one, exit 2; NOT_FOUND
+// of a session says "no session N; see optrace sessions", exit 1;
+// INVALID_ARGUMENT repeats the daemon's message, exit 2.
+#ifndef OPTRACE_CLI_RPC_ERROR_H_
+#define OPTRACE_CLI_RPC_ERROR_H_
+
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cli_error.h"
+
+namespace optrace::cli {
+
+// "no daemon at <address>; start one with `optraced` or `systemctl start
+// optraced`".
+std::string NoDaemonMessage(std::string_view address);
+
+// The error for `status` (REQUIRES: not ok) of a call to the daemon at
+// `address`. `session_id`, when the call was about one session, names it
+// in the NOT_FOUND message; without it the daemon's message is used.
+CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
+                      std::optional<uint64_t> session_id = std::nullopt);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_RPC_ERROR_H_

@@ -1,0 +1,203 @@
+#include "run_command.h"
+
+#include <fmt/core.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "cli_error.h"
+#include "exit_codes.h"
+#include "human_format.h"
+#include "proto_names.h"
+#include "rpc_error.h"
+#include "stats_command.h"
+#include "terminal.h"
+#include "wall_clock.h"
+
+extern char** environ;
+
+namespace optrace::cli {
+namespace {
+
+// A session may report a start a little before the CLI's clock read
+// (clock granularity, the process's own start stamp).
+constexpr int64_t kStartSlackNs = 1'000'000'000;
+constexpr std::chrono::milliseconds kSettlePoll{100};
+// Sessions listed per poll: ours is among the newest.
+constexpr uint32_t kSessionsPolled = 200;
+
+// The environment of the command: ours with OPTRACE_SESSION and
+// OPTRACE_LEVEL replaced.
+std::vector<std::string> CommandEnvironment(const RunOptions& options) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("OPTRACE_LEVEL=")) continue;
+    if (!options.label.empty() && entry.starts_with("OPTRACE_SESSION=")) continue;
+    env.emplace_back(entry);
+  }
+  env.push_back("OPTRACE_LEVEL=" + std::string(LevelWord(options.level)));
+  if (!options.label.empty()) env.push_back("OPTRACE_SESSION=" + options.label);
+  return env;
+}
+
+std::vector<char*> PointersTo(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// SIGINT and SIGQUIT ignored while the command runs: Ctrl-C reaches the
+// command (same process group), which decides; we then report (as system(3)).
+class IgnoreTerminalSignals {
+ public:
+  IgnoreTerminalSignals() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGINT, &ignore, &previous_int_);
+    ::sigaction(SIGQUIT, &ignore, &previous_quit_);
+  }
+  ~IgnoreTerminalSignals() {
+    ::sigaction(SIGINT, &previous_int_, nullptr);
+    ::sigaction(SIGQUIT, &previous_quit_, nullptr);
+  }
+  IgnoreTerminalSignals(const IgnoreTerminalSignals&) = delete;
+  IgnoreTerminalSignals& operator=(const IgnoreTerminalSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_quit_ {};
+};
+
+// Starts the command (PATH searched) with the signal dispositions the
+// spawned process should have: default SIGINT/SIGQUIT, not our ignored ones.
+// Returns its pid, or -1 with `*error` set.
+pid_t Spawn(const RunOptions& options, int* error) {
+  std::vector<std::string> argv_strings = options.command;
+  std::vector<std::string> env_strings = CommandEnvironment(options);
+  std::vector<char*> argv = PointersTo(argv_strings);
+  std::vector<char*> env = PointersTo(env_strings);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  *error = posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), env.data());
+  posix_spawnattr_destroy(&attributes);
+  return *error == 0 ? pid : -1;
+}
+
+// Waits for `pid`; returns its exit code, or 128 + the signal that killed it.
+int WaitForExit(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return kExitFailure;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitFailure;
+}
+
+// Polls the daemon until the session of `pid` has ended or the settle
+// timeout passes. Returns the last answer's status; `*session` is set when
+// the session was seen at all.
+grpc::Status AwaitSession(Connection& connection, pid_t pid, int64_t started_unix_ns,
+                          std::optional<v1::Session>* session) {
+  const auto deadline = std::chrono::steady_clock::now() + kSessionSettleTimeout;
+  v1::ListSessionsRequest request;
+  request.set_all(true);
+  request.set_limit(kSessionsPolled);
+  while (true) {
+    v1::ListSessionsResponse response;
+    const auto context = Connection::NewContext();
+    const grpc::Status status = connection.stub().ListSessions(context.get(), request, &response);
+    if (!status.ok()) return status;
+    *session = FindRunSession(response, pid, started_unix_ns);
+    const bool ended = *session && (*session)->state() != v1::SESSION_STATE_RUNNING;
+    if (ended || std::chrono::steady_clock::now() >= deadline) return status;
+    std::this_thread::sleep_for(kSettlePoll);
+  }
+}
+
+void Report(Connection& connection, const v1::Session& session, pid_t pid) {
+  const std::string label = session.label().empty() ? "" : fmt::format(" ({})", session.label());
+  fmt::print(stderr, "optrace: session {}{} of pid {}: {}, {} spans, {} drops\n", session.id(),
+             label, pid, SessionStateWord(session.state()), session.spans(),
+             session.drops().total());
+  v1::GetStatsRequest request;
+  request.set_session_id(session.id());
+  request.set_by(v1::GROUP_BY_NAME);
+  request.set_top(kRunTopOps);
+  v1::GetStatsResponse stats;
+  if (const grpc::Status status = FetchStats(connection, request, &stats); !status.ok()) {
+    Fail(ErrorFromRpc(status, connection.address(), session.id()));
+    return;
+  }
+  if (stats.rows().empty()) return;
+  fmt::print(stderr, "top ops by time:\n{}",
+             RenderStatsTable(stats, v1::GROUP_BY_NAME, OutputWidth(STDERR_FILENO),
+                              Palette(ColoursWanted(STDERR_FILENO))));
+  fmt::print(
+      stderr,
+      "more: optrace stats {0}, optrace ops {0}, optrace export {0} --format chrome -o FILE\n",
+      session.id());
+}
+
+}  // namespace
+
+std::optional<v1::Session> FindRunSession(const v1::ListSessionsResponse& sessions, pid_t pid,
+                                          int64_t started_unix_ns) {
+  for (const v1::Session& s : sessions.sessions()) {
+    if (static_cast<pid_t>(s.pid()) == pid &&
+        s.start_unix_ns() >= started_unix_ns - kStartSlackNs) {
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+int RunRun(Connection& connection, const RunOptions& options) {
+  const int64_t started_unix_ns = NowUnixNs();
+  int exit_code = kExitFailure;
+  pid_t pid = -1;
+  {
+    IgnoreTerminalSignals ignore;
+    int error = 0;
+    pid = Spawn(options, &error);
+    if (pid < 0) {
+      return Fail({kExitCannotRun, fmt::format("cannot run {}: {}", options.command.front(),
+                                               std::strerror(error))});
+    }
+    exit_code = WaitForExit(pid);
+  }
+  std::fflush(stdout);
+  std::optional<v1::Session> session;
+  const grpc::Status status = AwaitSession(connection, pid, started_unix_ns, &session);
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    fmt::print(stderr, "optrace: nothing was recorded: {}\n",
+               NoDaemonMessage(connection.address()));
+  } else if (!status.ok()) {
+    Fail(ErrorFromRpc(status, connection.address()));
+  } else if (!session) {
+    fmt::print(stderr,
+               "optrace: no session of pid {} was recorded: the command traced no ops through "
+               "liboptrace\n",
+               pid);
+  } else {
+    Report(connection, *session, pid);
+  }
+  return exit_code;
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,47 @@
+// `optrace run [--label L] [--level LEVEL] -- CMD ARGS...`: runs CMD traced
+// (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL, OPTRACE_NAMESPACE passed
+// through), waits for it, then finds its session and prints, on stderr so
+// that CMD's stdout stays its own, the session id and its top ops by time.
+// Exits with CMD's exit code (128 + signal when a signal killed it).
+#ifndef OPTRACE_CLI_RUN_COMMAND_H_
+#define OPTRACE_CLI_RUN_COMMAND_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "connection.h"
+#include "optrace/v1/optrace.pb.h"
+
+namespace optrace::cli {
+
+// How long to wait for the daemon to see the command's exit and finalise
+// its session.
+inline constexpr std::chrono::seconds kSessionSettleTimeout{5};
+// Ops listed after the command ends.
+inline constexpr uint32_t kRunTopOps = 5;
+// Exit code when CMD cannot be started (as shells say "not found").
+inline constexpr int kExitCannotRun = 127;
+
+struct RunOptions {
+  std::string label;  // "" = leave OPTRACE_SESSION alone
+  v1::Level level = v1::LEVEL_TRACE;
+  std::vector<std::string> command;  // REQUIRES: not empty
+};
+
+// Runs the command and reports; returns the command's exit code, or
+// kExitCannotRun when it could not be started.
+int RunRun(Connection& connection, const RunOptions& options);
+
+// The session of process `pid` started at or after `started_unix_ns` among
+// `sessions` (newest first), if any.
+std::optional<v1::Session> FindRunSession(const v1::ListSessionsResponse& sessions, pid_t pid,
+                                          int64_t started_unix_ns);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_RUN_COMMAND_H_

@@ -1,0 +1,83 @@
+#include "stats_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cmath>
+
+#include "bar.h"
+#include "exit_codes.h"
+#include "human_format.h"
+#include "json_convert.h"
+#include "rpc_error.h"
+#include "table.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+namespace {
+
+std::string KeyHeader(v1::GroupBy by) {
+  switch (by) {
+    case v1::GROUP_BY_TAG:
+      return "TAG";
+    case v1::GROUP_BY_TARGET:
+      return "DEVICE";
+    default:
+      return "NAME";
+  }
+}
+
+}  // namespace
+
+grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
+                        v1::GetStatsResponse* response) {
+  const auto context = Connection::NewContext();
+  return connection.stub().GetStats(context.get(), request, response);
+}
+
+std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
+                             const Palette& palette) {
+  if (stats.rows().empty()) return "no spans match\n";
+  Table table({{KeyHeader(by), Align::kLeft, true},
+               {"COUNT", Align::kRight},
+               {"TOTAL", Align::kRight},
+               {"MEAN", Align::kRight},
+               {"P50", Align::kRight},
+               {"P95", Align::kRight},
+               {"P99", Align::kRight},
+               {"MAX", Align::kRight},
+               {"SHARE", Align::kRight},
+               {"", Align::kLeft}});
+  for (const v1::OpStats& row : stats.rows()) {
+    const bool timed = row.ok_count() > 0;
+    auto duration = [timed](uint64_t ns) { return timed ? FormatDuration(ns) : std::string("-"); };
+    table.AddRow(
+        {row.key().empty() ? "-" : row.key(), std::to_string(row.count()), duration(row.total_ns()),
+         duration(static_cast<uint64_t>(std::llround(row.mean_ns()))), duration(row.p50_ns()),
+         duration(row.p95_ns()), duration(row.p99_ns()), duration(row.max_ns()),
+         FormatShare(row.share()), Cell(RenderBar(row.share(), kShareBarWidth), Tone::kLaunch)});
+  }
+  return table.Render(width, palette) +
+         fmt::format("{} spans, {} in ops\n", stats.spans(), FormatDuration(stats.total_ns()));
+}
+
+int RunStats(Connection& connection, const StatsOptions& options) {
+  v1::GetStatsRequest request;
+  request.set_session_id(options.session_id);
+  request.set_by(options.by);
+  request.set_top(options.top);
+  *request.mutable_filter() = ToOpFilter(options.filter);
+  v1::GetStatsResponse response;
+  if (const grpc::Status status = FetchStats(connection, request, &response); !status.ok()) {
+    return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+  }
+  if (options.json) {
+    fmt::print("{}\n", ToJson(response).dump(2));
+    return kExitOk;
+  }
+  fmt::print("{}", RenderStatsTable(response, options.by, OutputWidth(STDOUT_FILENO),
+                                    Palette(ColoursWanted(STDOUT_FILENO))));
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

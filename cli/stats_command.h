@@ -1,0 +1,44 @@
+// `optrace stats SESSION [--by name|tag|target] [--top N] [filters]
+// [--json]`: duration statistics per group, heaviest first, with a bar for
+// each group's share of the session's op time.
+#ifndef OPTRACE_CLI_STATS_COMMAND_H_
+#define OPTRACE_CLI_STATS_COMMAND_H_
+
+#include <cstdint>
+#include <string>
+
+#include "connection.h"
+#include "op_filter.h"
+#include "optrace/v1/optrace.pb.h"
+#include "palette.h"
+
+namespace optrace::cli {
+
+// Columns of the share-of-time bar.
+inline constexpr size_t kShareBarWidth = 20;
+
+struct StatsOptions {
+  uint64_t session_id = 0;
+  v1::GroupBy by = v1::GROUP_BY_NAME;
+  uint32_t top = 0;  // 0 = every group
+  OpFilterOptions filter;
+  bool json = false;
+};
+
+// Prints the statistics; returns the exit code (NOT_FOUND: "no session N").
+int RunStats(Connection& connection, const StatsOptions& options);
+
+// Fetches the statistics of `request.session_id()` into `response`.
+grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
+                        v1::GetStatsResponse* response);
+
+// The table: the group key (header from `by`: NAME, TAG or DEVICE), COUNT,
+// TOTAL, MEAN, P50, P95, P99, MAX, SHARE and the bar, in the daemon's order
+// (total, largest first), then one line with the span count and total op
+// time. `width` as Table::Render.
+std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
+                             const Palette& palette);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_STATS_COMMAND_H_

@@ -1,0 +1,73 @@
+#include "status_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "drops_text.h"
+#include "exit_codes.h"
+#include "human_format.h"
+#include "json_convert.h"
+#include "proto_names.h"
+#include "rpc_error.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+
+std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view address,
+                         const Palette& palette) {
+  std::string out;
+  auto line = [&out](std::string_view key, const std::string& value) {
+    out += fmt::format("{:<11}{}\n", key, value);
+  };
+  line("daemon", fmt::format("optraced {} at {}, up {}, namespace {}", status.version(), address,
+                             FormatDuration(status.uptime_ns()), status.namespace_()));
+  line("database", fmt::format("{} ({})", status.db_path(), FormatBytes(status.db_bytes())));
+  line("producers",
+       fmt::format("{} running sessions, {} attached segments, {} live tails",
+                   status.running_sessions(), status.attached_segments(), status.tails()));
+  line("ingest", fmt::format("{:.0f} events/s now, {} events in all", status.events_per_second(),
+                             status.events_ingested()));
+  line("level", fmt::format("default {}", LevelWord(status.default_level())));
+  line("drops", palette.Paint(DescribeDrops(status.drops()),
+                              status.drops().total() > 0 ? Tone::kProblem : Tone::kPlain));
+  std::string writer =
+      fmt::format("backlog {} batches ({} spans), {} errors", status.writer_backlog_batches(),
+                  status.writer_backlog_spans(), status.writer_errors());
+  if (!status.writer_last_error().empty()) {
+    writer += "; last: " + palette.Paint(status.writer_last_error(), Tone::kProblem);
+  }
+  line("writer", writer);
+  line("rejected",
+       palette.Paint(fmt::format("{} segments, {} ABI violations", status.segments_rejected(),
+                                 status.abi_violations()),
+                     status.segments_rejected() + status.abi_violations() > 0 ? Tone::kWarning
+                                                                              : Tone::kPlain));
+  // Sorted for a stable read; zeros are noise here (--json has them all).
+  const std::map<std::string, uint64_t> counters(status.counters().begin(),
+                                                 status.counters().end());
+  std::string nonzero;
+  for (const auto& [name, value] : counters) {
+    if (value != 0) nonzero += fmt::format("  {} {}\n", name, value);
+  }
+  if (!nonzero.empty()) out += "counters\n" + nonzero;
+  return out;
+}
+
+int RunStatus(Connection& connection, const StatusOptions& options) {
+  v1::GetStatusResponse response;
+  const auto context = Connection::NewContext();
+  const grpc::Status status =
+      connection.stub().GetStatus(context.get(), v1::GetStatusRequest(), &response);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+  if (options.json) {
+    fmt::print("{}\n", ToJson(response).dump(2));
+    return kExitOk;
+  }
+  fmt::print("{}",
+             RenderStatus(response, connection.address(), Palette(ColoursWanted(STDOUT_FILENO))));
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

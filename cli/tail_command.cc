@@ -1,0 +1,59 @@
+#include "tail_command.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "exit_codes.h"
+#include "interrupt_watcher.h"
+#include "json_convert.h"
+#include "rpc_error.h"
+#include "tail_line.h"
+#include "terminal.h"
+
+namespace optrace::cli {
+
+v1::TailRequest BuildTailRequest(const TailOptions& options) {
+  v1::TailRequest request;
+  if (options.level) request.set_level(*options.level);
+  request.set_session_id(options.session_id);
+  request.set_pid(options.pid);
+  request.set_label(options.label);
+  request.set_name_pattern(options.name_pattern);
+  if (options.target) request.set_target(*options.target);
+  if (options.device) {
+    request.set_has_device(true);
+    request.set_device(*options.device);
+  }
+  request.set_min_duration_ns(options.min_duration_ns);
+  const bool spans = options.spans || options.min_duration_ns > 0;
+  request.set_spans(spans);
+  request.set_events(!spans);
+  return request;
+}
+
+int RunTail(Connection& connection, const TailOptions& options) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const Palette palette(ColoursWanted(STDOUT_FILENO));
+  const auto context = Connection::NewContext(std::nullopt);
+  InterruptWatcher interrupts([&context] { context->TryCancel(); });
+  const auto reader = connection.stub().Tail(context.get(), BuildTailRequest(options));
+  v1::TailResponse item;
+  while (reader->Read(&item)) {
+    if (options.json) {
+      fmt::print("{}\n", ToJson(item).dump());
+    } else {
+      fmt::print("{}\n", FormatTailLine(item, options.verbose, palette));
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (interrupts.interrupted()) return kExitOk;
+  if (!status.ok())
+    return Fail(
+        ErrorFromRpc(status, connection.address(),
+                     options.session_id != 0 ? std::optional(options.session_id) : std::nullopt));
+  return kExitOk;
+}
+
+}  // namespace optrace::cli

@@ -1,0 +1,38 @@
+// A count of events the NVTX or CUPTI bridge could not record faithfully,
+// for one cause, made visible in the trace itself.
+#ifndef OPTRACE_NVTX_LOSS_COUNTER_H_
+#define OPTRACE_NVTX_LOSS_COUNTER_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "optrace/optrace.hpp"
+
+namespace optrace::nvtx {
+
+// Counts one cause of loss (e.g. "optrace.nvtx.names_over_cap"). Each time
+// the count reaches a power of two (1, 2, 4, ...) it is also recorded as an
+// optrace counter sample of that name at level warning, so that the
+// daemon's store shows the loss without one sample per lost event.
+// Declare it static: `name` must outlive it (a string literal does).
+// Thread-safe; Add is for cold paths (one atomic add).
+class LossCounter {
+ public:
+  explicit LossCounter(const char* name) noexcept : site_(name) {}
+  LossCounter(const LossCounter&) = delete;
+  LossCounter& operator=(const LossCounter&) = delete;
+
+  // Counts `count` more losses; records a sample when the total reaches or
+  // passes a power of two.
+  void Add(uint64_t count = 1) noexcept;
+  // The total so far.
+  uint64_t value() const noexcept { return count_.load(std::memory_order_relaxed); }
+
+ private:
+  OpSite site_;
+  std::atomic<uint64_t> count_{0};
+};
+
+}  // namespace optrace::nvtx
+
+#endif  // OPTRACE_NVTX_LOSS_COUNTER_H_

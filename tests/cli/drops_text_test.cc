@@ -1,0 +1,20 @@
+#include "drops_text.h"
+
+#include <gtest/gtest.h>
+
+namespace optrace::cli {
+namespace {
+
+TEST(DescribeDropsTest, None_SaysNone) { EXPECT_EQ(DescribeDrops(v1::Drops()), "none"); }
+
+TEST(DescribeDropsTest, Causes_OnlyNonZeroListed) {
+  v1::Drops drops;
+  drops.set_ring_full(1200);
+  drops.set_shed(34);
+  drops.set_total(1234);
+  drops.set_strings(3);
+  EXPECT_EQ(DescribeDrops(drops), "1234 events (ring_full 1200, shed 34); 3 strings not interned");
+}
+
+}  // namespace
+}  // namespace optrace::cli

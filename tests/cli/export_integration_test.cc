@@ -1,0 +1,89 @@
+// `optrace export` of a real session in each format, parsed back.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cli_harness.h"
+
+namespace optrace::cli::testing {
+namespace {
+
+using optrace::testing::SplitLines;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ExportTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    run_ = Produce({"--ops", "200"}, "export-me");
+    ASSERT_NE(run_.session_id, 0u) << daemon_.log();
+    id_ = std::to_string(run_.session_id);
+  }
+  ProducerRun run_;
+  std::string id_;
+};
+
+TEST_F(ExportTest, Chrome_ParsedBackEveryOpOnceAndTheFinalLine) {
+  const std::string path = folder_.path() + "/trace.json";
+  const CliRun run = Cli({"export", id_, "--format", "chrome", "-o", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::regex final_line("wrote session " + id_ + R"( as Chrome trace JSON \()" +
+                              std::to_string(run_.done.at("launches")) +
+                              R"( spans, [0-9.]+ KiB\) to )" + path +
+                              R"(; open it in https://ui\.perfetto\.dev or chrome://tracing\n)");
+  EXPECT_TRUE(std::regex_match(run.out, final_line)) << run.out;
+  EXPECT_EQ(run.err, "") << "no progress bar into a pipe";
+  const auto json = nlohmann::json::parse(ReadFile(path));
+  size_t complete_events = 0;
+  for (const auto& e : json["traceEvents"]) complete_events += e["ph"] == "X";
+  EXPECT_EQ(complete_events, run_.done.at("launches"));
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+}
+
+TEST_F(ExportTest, Csv_HeaderAndOneLinePerSpan) {
+  const std::string path = folder_.path() + "/spans.csv";
+  const CliRun run = Cli({"export", id_, "--format", "csv", "-o", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("wrote session " + id_ + " as CSV (", 0), 0u) << run.out;
+  EXPECT_EQ(SplitLines(ReadFile(path)).size(), run_.done.at("launches") + 1);
+}
+
+TEST_F(ExportTest, Sqlite_ADatabaseFile) {
+  const std::string path = folder_.path() + "/spans.db";
+  const CliRun run = Cli({"export", id_, "--format", "sqlite", "-o", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("; open it with sqlite3 " + path), std::string::npos) << run.out;
+  EXPECT_EQ(ReadFile(path).substr(0, 16), std::string("SQLite format 3\0", 16));
+}
+
+TEST_F(ExportTest, RelativeOutput_ReportedAbsolute) {
+  const CliRun run = RunCli(
+      {"--socket", daemon_.socket_path(), "export", id_, "--format", "csv", "-o", "relative.csv"},
+      {}, std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string cwd = std::filesystem::current_path().string();
+  EXPECT_NE(run.out.find(" to " + cwd + "/relative.csv"), std::string::npos) << run.out;
+  std::filesystem::remove(cwd + "/relative.csv");
+}
+
+TEST_F(ExportTest, UnwritableFolder_Exit1AndNothingLeft) {
+  const std::string path = folder_.path() + "/no/such/folder/x.json";
+  const CliRun run = Cli({"export", id_, "--format", "chrome", "-o", path});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(
+      run.err.rfind("optrace: cannot write " + path + ".partial: No such file or directory", 0), 0u)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace optrace::cli::testing

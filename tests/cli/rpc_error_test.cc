@@ -1,0 +1,42 @@
+#include "rpc_error.h"
+
+#include <gtest/gtest.h>
+
+#include "exit_codes.h"
+
+namespace optrace::cli {
+namespace {
+
+TEST(ErrorFromRpcTest, Unavailable_NoDaemonHowToStartExit2) {
+  const CliError e =
+      ErrorFromRpc(grpc::Status(grpc::StatusCode::UNAVAILABLE, "connect failed: ..."),
+                   "/run/optrace/optraced.sock");
+  EXPECT_EQ(e.exit_code, kExitUsage);
+  EXPECT_EQ(e.message,
+            "no daemon at /run/optrace/optraced.sock; start one with `optraced` or `systemctl "
+            "start optraced`");
+}
+
+TEST(ErrorFromRpcTest, NotFoundSession_NamesItExit1) {
+  const CliError e =
+      ErrorFromRpc(grpc::Status(grpc::StatusCode::NOT_FOUND, "session 99 not found"), "x", 99);
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message, "no session 99; see optrace sessions");
+}
+
+TEST(ErrorFromRpcTest, InvalidArgument_ServerMessageExit2) {
+  const CliError e = ErrorFromRpc(
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name_pattern: missing ) at end"), "x");
+  EXPECT_EQ(e.exit_code, kExitUsage);
+  EXPECT_EQ(e.message, "name_pattern: missing ) at end");
+}
+
+TEST(ErrorFromRpcTest, Other_OneLineNamingTheDaemon) {
+  const CliError e = ErrorFromRpc(grpc::Status(grpc::StatusCode::INTERNAL, "disk I/O error"), "s");
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message, "the daemon at s failed: disk I/O error");
+  EXPECT_EQ(e.message.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::cli

@@ -1,0 +1,92 @@
+#include "stats_command.h"
+
+#include <gtest/gtest.h>
+
+#include "subprocess.h"
+#include "text_width.h"
+
+namespace optrace::cli {
+namespace {
+
+using optrace::testing::SplitLines;
+
+v1::GetStatsResponse TwoGroups() {
+  v1::GetStatsResponse stats;
+  stats.set_total_ns(4'000'000);
+  stats.set_spans(30);
+  v1::OpStats* heavy = stats.add_rows();
+  heavy->set_key("matmul");
+  heavy->set_count(10);
+  heavy->set_ok_count(10);
+  heavy->set_total_ns(3'000'000);
+  heavy->set_mean_ns(300'000);
+  heavy->set_p50_ns(290'000);
+  heavy->set_p95_ns(350'000);
+  heavy->set_p99_ns(390'000);
+  heavy->set_max_ns(400'000);
+  heavy->set_share(0.75);
+  v1::OpStats* light = stats.add_rows();
+  light->set_key("elementwise_add_with_a_very_long_name_indeed");
+  light->set_count(20);
+  light->set_ok_count(20);
+  light->set_total_ns(1'000'000);
+  light->set_mean_ns(50'000);
+  light->set_p50_ns(50'000);
+  light->set_p95_ns(60'000);
+  light->set_p99_ns(61'000);
+  light->set_max_ns(62'000);
+  light->set_share(0.25);
+  return stats;
+}
+
+TEST(StatsTableTest, Columns_HeaderAndHumanUnits) {
+  const auto lines =
+      SplitLines(RenderStatsTable(TwoGroups(), v1::GROUP_BY_NAME, 0, Palette(false)));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("NAME", 0), 0u);
+  for (const char* header : {"COUNT", "TOTAL", "MEAN", "P50", "P95", "P99", "MAX", "SHARE"}) {
+    EXPECT_NE(lines[0].find(header), std::string::npos) << header;
+  }
+  EXPECT_NE(lines[1].find("3.00 ms"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("300 µs"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("75.0%"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[3], "30 spans, 4.00 ms in ops");
+}
+
+TEST(StatsTableTest, ShareBar_ProportionalToShare) {
+  const auto lines =
+      SplitLines(RenderStatsTable(TwoGroups(), v1::GROUP_BY_NAME, 0, Palette(false)));
+  const std::string full = "███████████████";  // 0.75 of 20 columns
+  EXPECT_NE(lines[1].find(full), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("█████"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[2].find("██████"), std::string::npos) << lines[2];
+}
+
+TEST(StatsTableTest, NarrowTerminal_NamesCutRowsFit) {
+  const auto lines =
+      SplitLines(RenderStatsTable(TwoGroups(), v1::GROUP_BY_NAME, 110, Palette(false)));
+  EXPECT_NE(lines[2].find("…"), std::string::npos) << lines[2];
+  for (size_t i = 0; i < 3; ++i) EXPECT_LE(DisplayWidth(lines[i]), 110u) << lines[i];
+}
+
+TEST(StatsTableTest, ByTarget_DeviceHeader) {
+  EXPECT_EQ(
+      RenderStatsTable(TwoGroups(), v1::GROUP_BY_TARGET, 0, Palette(false)).rfind("DEVICE", 0), 0u);
+}
+
+TEST(StatsTableTest, Empty_SaysSo) {
+  EXPECT_EQ(RenderStatsTable(v1::GetStatsResponse(), v1::GROUP_BY_NAME, 0, Palette(false)),
+            "no spans match\n");
+}
+
+TEST(StatsTableTest, GroupWithoutTimedSpans_DashesNotZeros) {
+  v1::GetStatsResponse stats;
+  v1::OpStats* row = stats.add_rows();
+  row->set_key("hung");
+  row->set_count(2);
+  const auto lines = SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)));
+  EXPECT_EQ(lines[1].find("0 ns"), std::string::npos) << lines[1];
+}
+
+}  // namespace
+}  // namespace optrace::cli

@@ -1,0 +1,89 @@
+// `optrace stats` against a real daemon: numbers checked against what the
+// producer did and against the raw spans.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "cli_harness.h"
+
+namespace optrace::cli::testing {
+namespace {
+
+using optrace::testing::SplitLines;
+
+class StatsTest : public CliTest {};
+
+TEST_F(StatsTest, KnownSleeps_NumbersMatchTheProducerAndTheSpans) {
+  const ProducerRun p = Produce({"--sleeps"});  // 20 x sleep_2ms, 10 x sleep_5ms
+  ASSERT_NE(p.session_id, 0u);
+  const std::string id = std::to_string(p.session_id);
+  const CliRun stats = Cli({"stats", id, "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const auto j = nlohmann::json::parse(stats.out);
+  const CliRun ops = Cli({"ops", id, "--limit", "0", "--json"});
+  std::map<std::string, std::vector<uint64_t>> durations;
+  for (const auto& s : JsonMember(ops.out, "spans")) {
+    durations[s["name"]].push_back(s["duration_ns"]);
+  }
+  EXPECT_EQ(j["spans"], p.done.at("launches"));
+  std::map<std::string, nlohmann::json> rows;
+  double share = 0;
+  uint64_t previous_total = UINT64_MAX;
+  for (const auto& row : j["rows"]) {
+    rows[row["key"]] = row;
+    share += row["share"].get<double>();
+    EXPECT_LE(row["total_ns"].get<uint64_t>(), previous_total) << "sorted by total";
+    previous_total = row["total_ns"];
+  }
+  EXPECT_NEAR(share, 1.0, 1e-9);
+  ASSERT_EQ(rows.count("sleep_2ms"), 1u);
+  ASSERT_EQ(rows.count("sleep_5ms"), 1u);
+  EXPECT_EQ(rows["sleep_2ms"]["count"], 20);
+  EXPECT_EQ(rows["sleep_5ms"]["count"], 10);
+  for (const char* name : {"sleep_2ms", "sleep_5ms"}) {
+    std::vector<uint64_t>& d = durations[name];
+    std::sort(d.begin(), d.end());
+    uint64_t total = 0;
+    for (uint64_t x : d) total += x;
+    const uint64_t slept = std::string(name) == "sleep_2ms" ? 2'000'000 : 5'000'000;
+    EXPECT_EQ(rows[name]["total_ns"], total) << name;
+    EXPECT_EQ(rows[name]["min_ns"], d.front()) << name;
+    EXPECT_EQ(rows[name]["max_ns"], d.back()) << name;
+    EXPECT_GE(rows[name]["min_ns"].get<uint64_t>(), slept) << "an op lasts what it slept";
+  }
+
+  const CliRun table = Cli({"stats", id});
+  ASSERT_EQ(table.exit_code, 0);
+  const auto lines = SplitLines(table.out);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_TRUE(
+      std::regex_match(lines[0], std::regex("NAME +COUNT +TOTAL +MEAN +P50 +P95 +P99 +MAX +SHARE")))
+      << lines[0];
+  // The heaviest first, its durations in milliseconds, with the longest bar.
+  EXPECT_TRUE(std::regex_match(lines[1],
+                               std::regex(R"(sleep_5ms +10( +[0-9.]+ ms){6} +[0-9.]+%  (█)+\S*)")))
+      << lines[1];
+  EXPECT_EQ(lines.back(), std::to_string(p.done.at("launches")) + " spans, " +
+                              lines.back().substr(lines.back().find(", ") + 2));
+}
+
+TEST_F(StatsTest, TopAndGrouping_AsAsked) {
+  const ProducerRun p = Produce({"--ops", "80"});
+  const std::string id = std::to_string(p.session_id);
+  CliRun run = Cli({"stats", id, "--top", "1", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(run.out)["rows"].size(), 1u);
+  run = Cli({"stats", id, "--by", "tag", "--json"});
+  std::map<std::string, uint64_t> counts;
+  for (const auto& row : JsonMember(run.out, "rows")) counts[row["key"]] = row["count"];
+  EXPECT_EQ(counts["inner_static_tag"], 80u);
+  EXPECT_EQ(counts["shape_0"], 10u);
+  run = Cli({"stats", id, "--by", "target"});
+  EXPECT_EQ(run.out.rfind("DEVICE", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("gpu:1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("cpu:0"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace optrace::cli::testing

@@ -1,0 +1,33 @@
+#include "status_command.h"
+
+#include <gtest/gtest.h>
+
+namespace optrace::cli {
+namespace {
+
+TEST(StatusRenderTest, Facts_HumanReadable) {
+  v1::GetStatusResponse status;
+  status.set_version("0.1.0");
+  status.set_uptime_ns(12'300'000'000);
+  status.set_namespace_("optrace");
+  status.set_db_path("/var/lib/optrace/optrace.db");
+  status.set_db_bytes(12'900'000);
+  status.set_running_sessions(2);
+  status.set_default_level(v1::LEVEL_INFO);
+  status.mutable_drops()->set_shed(4);
+  status.mutable_drops()->set_total(4);
+  (*status.mutable_counters())["batches_shed"] = 1;
+  (*status.mutable_counters())["level_tampered"] = 0;
+  const std::string text = RenderStatus(status, "/run/optrace/optraced.sock", Palette(false));
+  EXPECT_NE(text.find("optraced 0.1.0 at /run/optrace/optraced.sock, up 12.3 s"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(12.3 MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 running sessions"), std::string::npos) << text;
+  EXPECT_NE(text.find("default info"), std::string::npos) << text;
+  EXPECT_NE(text.find("4 events (shed 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("batches_shed 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("level_tampered"), std::string::npos) << text;  // zero: not listed
+}
+
+}  // namespace
+}  // namespace optrace::cli

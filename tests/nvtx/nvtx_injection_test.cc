@@ -1,0 +1,203 @@
+// Zero-code tracing end to end: an NVTX-annotated program that was never
+// linked with optrace, run with NVTX_INJECTION64_PATH=liboptrace_nvtx.so
+// under a real optraced; what the daemon stored is read back from its
+// SQLite file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon_process.h"
+#include "optrace/abi.h"
+#include "stored_session.h"
+#include "subprocess.h"
+#include "temp_folder.h"
+
+namespace optrace {
+namespace {
+
+using namespace std::chrono_literals;
+using daemon::Instant;
+using daemon::SessionState;
+using daemon::Span;
+using daemon::SpanStatus;
+using testing::DaemonProcess;
+using testing::ParseKeyValueLines;
+using testing::StoredSession;
+using testing::Subprocess;
+using testing::WaitForStoredSession;
+
+class NvtxInjectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(daemon_.Start()) << daemon_.log(); }
+
+  // Runs the NVTX program with `args` under the injection library at level
+  // trace; returns it once it exited 0.
+  std::unique_ptr<Subprocess> RunProgram(std::vector<std::string> args,
+                                         std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> argv = {NVTX_TEST_PROGRAM};
+    argv.insert(argv.end(), args.begin(), args.end());
+    env.emplace("NVTX_INJECTION64_PATH", OPTRACE_NVTX_LIBRARY);
+    env.emplace("OPTRACE_LEVEL", "trace");
+    auto program = std::make_unique<Subprocess>(argv, env);
+    const auto status = program->Wait(30s);
+    EXPECT_TRUE(status && status->exited && status->code == 0) << program->stderr_text();
+    return program;
+  }
+
+  // The session of `pid` once the daemon stored its end.
+  std::optional<StoredSession> WaitForSession(uint32_t pid) {
+    return WaitForStoredSession(daemon_.db_path(), pid, 20s);
+  }
+
+  testing::TempFolder folder_;
+  DaemonProcess daemon_{folder_.path()};
+};
+
+TEST_F(NvtxInjectionTest, Scenario_EveryRangeASpanWithNameNestingPairingAndStatus) {
+  const auto program = RunProgram({"scenario"});
+  const auto printed = ParseKeyValueLines(program->stdout_text());
+  ASSERT_EQ(printed.count("main_tid"), 1u) << program->stdout_text();
+  const auto session = WaitForSession(static_cast<uint32_t>(program->pid()));
+  ASSERT_TRUE(session.has_value()) << daemon_.log();
+  const StoredSession& s = *session;
+  EXPECT_EQ(s.record.state, SessionState::kExited);
+  const auto main_tid = static_cast<uint32_t>(std::stoul(printed.at("main_tid")));
+  const auto worker_tid = static_cast<uint32_t>(std::stoul(printed.at("worker_tid")));
+
+  // nvtxRangePush/Pop: scoped ops, nested on their thread, CPU placement.
+  EXPECT_EQ(printed.at("push_levels"), "0,1,2");
+  EXPECT_EQ(printed.at("pop_levels"), "2,1,0");
+  const Span& outer = s.SpanNamed("outer");
+  const Span& middle = s.SpanNamed("middle");
+  const Span& inner = s.SpanNamed("inner");
+  for (const Span* span : {&outer, &middle, &inner}) {
+    EXPECT_EQ(span->status, SpanStatus::kOk);
+    EXPECT_EQ(span->launch_tid, main_tid);
+    EXPECT_EQ(span->complete_tid, main_tid);
+    EXPECT_EQ(span->target, static_cast<uint8_t>(abi::TargetKind::kCpu));
+  }
+  EXPECT_EQ(outer.parent_op_id, 0u);
+  EXPECT_EQ(middle.parent_op_id, outer.op_id);
+  EXPECT_EQ(inner.parent_op_id, middle.op_id);
+  EXPECT_GE(inner.start_ns, middle.start_ns);
+  EXPECT_LE(inner.duration_ns, middle.duration_ns);
+  EXPECT_LE(middle.duration_ns, outer.duration_ns);
+
+  // Categories: named, or shown by number.
+  EXPECT_EQ(s.Text(s.SpanNamed("categorized").tag), "compute");
+  EXPECT_EQ(s.SpanNamed("categorized").parent_op_id, outer.op_id);
+  EXPECT_EQ(s.Text(s.SpanNamed("numbered_category").tag), "9");
+  EXPECT_EQ(outer.tag, 0u);
+
+  // Wide messages become UTF-8; huge ones keep their first 511 bytes (the
+  // 512th would split a character).
+  EXPECT_EQ(s.SpanNamed("unicode_\u00fcn\u00ef_\u6f14\u7b97_\u2713").status, SpanStatus::kOk);
+  EXPECT_EQ(s.SpanNamed("long_" + std::string(506, 'a')).status, SpanStatus::kOk);
+
+  // Marks: instants, parented to the range open on their thread.
+  const auto checkpoint = s.InstantsNamed("checkpoint");
+  ASSERT_EQ(checkpoint.size(), 1u);
+  EXPECT_EQ(checkpoint[0]->parent_op_id, outer.op_id);
+  EXPECT_EQ(checkpoint[0]->kind, static_cast<uint8_t>(abi::EventKind::kMark));
+  EXPECT_EQ(s.InstantsNamed("mark_\u00fc").size(), 1u);
+
+  // nvtxRangeStart/End: asynchronous ops, paired across threads.
+  const Span& main_to_worker = s.SpanNamed("async_main_to_worker");
+  EXPECT_EQ(main_to_worker.status, SpanStatus::kOk);
+  EXPECT_EQ(main_to_worker.launch_tid, main_tid);
+  EXPECT_EQ(main_to_worker.complete_tid, worker_tid);
+  const Span& worker_to_main = s.SpanNamed("async_worker_to_main");
+  EXPECT_EQ(worker_to_main.status, SpanStatus::kOk);
+  EXPECT_EQ(worker_to_main.launch_tid, worker_tid);
+  EXPECT_EQ(worker_to_main.complete_tid, main_tid);
+  EXPECT_EQ(s.Text(worker_to_main.tag), "compute");
+  EXPECT_EQ(s.SpanNamed("worker_inner").parent_op_id, s.SpanNamed("worker_outer").op_id);
+  EXPECT_EQ(s.SpanNamed("worker_outer").parent_op_id, 0u);
+
+  // Domains: their own push levels, "domain/category" tags, registered
+  // strings; the C++ API through NVTX's domain table.
+  EXPECT_EQ(printed.at("domain_level"), "0");
+  const Span& default_open = s.SpanNamed("default_domain_open");
+  const Span& read_batch = s.SpanNamed("read_batch");
+  EXPECT_EQ(s.Text(read_batch.tag), "mylib/io");
+  EXPECT_EQ(read_batch.parent_op_id, default_open.op_id);
+  const Span& registered = s.SpanNamed("registered_op");
+  EXPECT_EQ(s.Text(registered.tag), "mylib");
+  EXPECT_EQ(registered.status, SpanStatus::kOk);
+  ASSERT_EQ(s.InstantsNamed("registered_op").size(), 1u);
+  EXPECT_EQ(s.InstantsNamed("registered_op")[0]->parent_op_id, registered.op_id);
+  EXPECT_EQ(s.Text(s.SpanNamed("cxx_scoped").tag), "cxx_domain");
+  EXPECT_EQ(s.SpanNamed("cxx_scoped").status, SpanStatus::kOk);
+  ASSERT_EQ(s.InstantsNamed("cxx_mark").size(), 1u);
+  EXPECT_EQ(s.InstantsNamed("cxx_mark")[0]->parent_op_id, s.SpanNamed("cxx_scoped").op_id);
+
+  // Ranges still open at exit: incomplete, the last thing it was doing.
+  const Span& never_outer = s.SpanNamed("never_closed_outer");
+  const Span& never_inner = s.SpanNamed("never_closed_inner");
+  EXPECT_EQ(never_outer.status, SpanStatus::kIncomplete);
+  EXPECT_EQ(never_inner.status, SpanStatus::kIncomplete);
+  EXPECT_EQ(never_inner.parent_op_id, never_outer.op_id);
+  EXPECT_EQ(s.SpanNamed("never_ended_async").status, SpanStatus::kIncomplete);
+  EXPECT_EQ(s.record.open_ops, 3u);
+
+  // Every other range paired; what was cut or refused is counted.
+  size_t ok = 0;
+  for (const Span& span : s.spans) ok += span.status == SpanStatus::kOk ? 1 : 0;
+  EXPECT_EQ(ok, s.spans.size() - 3);
+  EXPECT_EQ(printed.at("unbalanced_pop"), "-1");
+  ASSERT_EQ(s.InstantsNamed("optrace.nvtx.unbalanced_pops").size(), 1u);
+  EXPECT_EQ(s.InstantsNamed("optrace.nvtx.unbalanced_pops")[0]->value, 1);
+  ASSERT_EQ(s.InstantsNamed("optrace.nvtx.messages_truncated").size(), 1u);
+  EXPECT_EQ(s.InstantsNamed("optrace.nvtx.messages_truncated")[0]->kind,
+            static_cast<uint8_t>(abi::EventKind::kCounter));
+}
+
+TEST_F(NvtxInjectionTest, MoreDistinctNamesThanCap_LaterNamesGenericAndCounted) {
+  const auto program = RunProgram({"dynamic_names", "100"}, {{"OPTRACE_NVTX_MAX_NAMES", "40"}});
+  const auto session = WaitForSession(static_cast<uint32_t>(program->pid()));
+  ASSERT_TRUE(session.has_value()) << daemon_.log();
+  size_t own_name = 0;
+  size_t generic = 0;
+  for (const Span& span : session->spans) {
+    EXPECT_EQ(span.status, SpanStatus::kOk);
+    const std::string name = session->Text(span.name);
+    if (name.rfind("dyn_", 0) == 0) ++own_name;
+    if (name == "<too many names>") ++generic;
+  }
+  // "<unnamed>" takes one of the 40 places.
+  EXPECT_EQ(own_name, 39u);
+  EXPECT_EQ(generic, 61u);
+  int64_t counted = 0;
+  for (const Instant* i : session->InstantsNamed("optrace.nvtx.names_over_cap")) {
+    counted = std::max(counted, i->value);
+  }
+  EXPECT_EQ(counted, 32) << "sampled at each power of two: 1, 2, ..., 32 of 61";
+}
+
+TEST_F(NvtxInjectionTest, LevelOff_ProgramRunsAndNoSpanIsStored) {
+  const auto program = RunProgram({"scenario"}, {{"OPTRACE_LEVEL", "off"}});
+  EXPECT_NE(program->stdout_text().find("done"), std::string::npos);
+  EXPECT_EQ(ParseKeyValueLines(program->stdout_text()).at("push_levels"), "0,1,2")
+      << "levels are tracked even when nothing is traced";
+  const auto session = WaitForSession(static_cast<uint32_t>(program->pid()));
+  if (session) {
+    EXPECT_TRUE(session->spans.empty());
+  }
+}
+
+TEST_F(NvtxInjectionTest, WrongInjectionPath_ProgramRunsUntraced) {
+  const auto program =
+      RunProgram({"scenario"}, {{"NVTX_INJECTION64_PATH", folder_.path() + "/missing.so"}});
+  EXPECT_NE(program->stdout_text().find("done"), std::string::npos);
+  // NVTX without a tool does not track push levels.
+  EXPECT_NE(ParseKeyValueLines(program->stdout_text()).at("push_levels"), "0,1,2");
+}
+
+}  // namespace
+}  // namespace optrace
