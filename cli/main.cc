@@ -280,10 +280,13 @@ void AddRun(CLI::App& app, Commands& c, Actions* actions) {
   run->footer(
       "The summary goes to stderr; the exit code is the command's.\n"
       "Examples:\n  optrace run -- ./my_runtime --steps 10\n"
-      "  optrace run --label fused -- optrace-demo --mode fused");
+      "  optrace run --label fused -- optrace-demo --mode fused\n"
+      "  optrace run --nvtx -- python train.py");
   run->add_option("--label", c.run.label, "the session label (OPTRACE_SESSION)");
   AddWordOption(run, "--level", &c.run.level, ParseLevelWord, LevelNameList(),
                 "the level the command traces at (OPTRACE_LEVEL; default trace)");
+  run->add_flag("--nvtx", c.run.nvtx,
+                "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
   run->add_option("COMMAND", c.run.command, "the command and its arguments, after --")->required();
   actions->emplace_back(run, [&c] {
     return WithConnection(c.connection, [&c](Connection& conn) { return RunRun(conn, c.run); });

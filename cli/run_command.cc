@@ -8,11 +8,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "cli_error.h"
 #include "exit_codes.h"
 #include "human_format.h"
+#include "nvtx_library.h"
 #include "proto_names.h"
 #include "rpc_error.h"
 #include "stats_command.h"
@@ -32,17 +34,27 @@ constexpr std::chrono::milliseconds kSettlePoll{100};
 constexpr uint32_t kSessionsPolled = 200;
 
 // The environment of the command: ours with OPTRACE_SESSION and
-// OPTRACE_LEVEL replaced.
-std::vector<std::string> CommandEnvironment(const RunOptions& options) {
+// OPTRACE_LEVEL replaced, and the injection libraries of `nvtx_library`.
+std::vector<std::string> CommandEnvironment(const RunOptions& options,
+                                            const std::string& nvtx_library) {
   std::vector<std::string> env;
+  const std::string cupti =
+      nvtx_library.empty()
+          ? std::string()
+          : (std::filesystem::path(nvtx_library).parent_path() / "liboptrace_cupti.so").string();
+  const bool with_cupti = !cupti.empty() && ::access(cupti.c_str(), R_OK) == 0;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     if (entry.starts_with("OPTRACE_LEVEL=")) continue;
     if (!options.label.empty() && entry.starts_with("OPTRACE_SESSION=")) continue;
+    if (!nvtx_library.empty() && entry.starts_with("NVTX_INJECTION64_PATH=")) continue;
+    if (with_cupti && entry.starts_with("CUDA_INJECTION64_PATH=")) continue;
     env.emplace_back(entry);
   }
   env.push_back("OPTRACE_LEVEL=" + std::string(LevelWord(options.level)));
   if (!options.label.empty()) env.push_back("OPTRACE_SESSION=" + options.label);
+  if (!nvtx_library.empty()) env.push_back("NVTX_INJECTION64_PATH=" + nvtx_library);
+  if (with_cupti) env.push_back("CUDA_INJECTION64_PATH=" + cupti);
   return env;
 }
 
@@ -79,9 +91,9 @@ class IgnoreTerminalSignals {
 // Starts the command (PATH searched) with the signal dispositions the
 // spawned process should have: default SIGINT/SIGQUIT, not our ignored ones.
 // Returns its pid, or -1 with `*error` set.
-pid_t Spawn(const RunOptions& options, int* error) {
+pid_t Spawn(const RunOptions& options, const std::string& nvtx_library, int* error) {
   std::vector<std::string> argv_strings = options.command;
-  std::vector<std::string> env_strings = CommandEnvironment(options);
+  std::vector<std::string> env_strings = CommandEnvironment(options, nvtx_library);
   std::vector<char*> argv = PointersTo(argv_strings);
   std::vector<char*> env = PointersTo(env_strings);
   posix_spawnattr_t attributes;
@@ -168,13 +180,24 @@ std::optional<v1::Session> FindRunSession(const v1::ListSessionsResponse& sessio
 }
 
 int RunRun(Connection& connection, const RunOptions& options) {
+  std::string nvtx_library;
+  if (options.nvtx) {
+    // NVTX ignores a wrong injection path silently: refuse instead.
+    nvtx_library = FindNvtxLibrary();
+    if (nvtx_library.empty()) {
+      std::string looked;
+      for (const std::string& path : NvtxLibraryCandidates()) looked += "\n  " + path;
+      return Fail({kExitUsage, "--nvtx: liboptrace_nvtx.so was not found; looked at:" + looked +
+                                   "\nset OPTRACE_NVTX_LIBRARY to its path"});
+    }
+  }
   const int64_t started_unix_ns = NowUnixNs();
   int exit_code = kExitFailure;
   pid_t pid = -1;
   {
     IgnoreTerminalSignals ignore;
     int error = 0;
-    pid = Spawn(options, &error);
+    pid = Spawn(options, nvtx_library, &error);
     if (pid < 0) {
       return Fail({kExitCannotRun, fmt::format("cannot run {}: {}", options.command.front(),
                                                std::strerror(error))});

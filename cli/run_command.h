@@ -1,6 +1,8 @@
-// `optrace run [--label L] [--level LEVEL] -- CMD ARGS...`: runs CMD traced
-// (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL, OPTRACE_NAMESPACE passed
-// through), waits for it, then finds its session and prints, on stderr so
+// `optrace run [--label L] [--level LEVEL] [--nvtx] -- CMD ARGS...`: runs CMD
+// traced (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL, OPTRACE_NAMESPACE passed
+// through; with --nvtx, NVTX_INJECTION64_PATH set to liboptrace_nvtx.so, and
+// CUDA_INJECTION64_PATH to liboptrace_cupti.so when it is beside it), waits
+// for it, then finds its session and prints, on stderr so
 // that CMD's stdout stays its own, the session id and its top ops by time.
 // Exits with CMD's exit code (128 + signal when a signal killed it).
 #ifndef OPTRACE_CLI_RUN_COMMAND_H_
@@ -30,6 +32,7 @@ inline constexpr int kExitCannotRun = 127;
 struct RunOptions {
   std::string label;  // "" = leave OPTRACE_SESSION alone
   v1::Level level = v1::LEVEL_TRACE;
+  bool nvtx = false;  // trace the command's NVTX ranges (liboptrace_nvtx.so)
   std::vector<std::string> command;  // REQUIRES: not empty
 };
 

@@ -199,5 +199,28 @@ TEST_F(NvtxInjectionTest, WrongInjectionPath_ProgramRunsUntraced) {
   EXPECT_NE(ParseKeyValueLines(program->stdout_text()).at("push_levels"), "0,1,2");
 }
 
+TEST_F(NvtxInjectionTest, OptraceRunNvtx_UnmodifiedProgram_TracedEndToEnd) {
+  // What a user types: the CLI finds the injection library and sets it.
+  Subprocess run({OPTRACE_CLI, "--socket", daemon_.socket_path(), "run", "--nvtx", "--",
+                  NVTX_TEST_PROGRAM, "scenario"},
+                 {{"OPTRACE_NVTX_LIBRARY", OPTRACE_NVTX_LIBRARY}, {"NVTX_INJECTION64_PATH", ""}});
+  const auto status = run.Wait(60s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->code, 0) << run.stderr_text();
+  EXPECT_NE(run.stderr_text().find("session"), std::string::npos) << run.stderr_text();
+  const auto printed = ParseKeyValueLines(run.stdout_text());
+  EXPECT_EQ(printed.at("push_levels"), "0,1,2") << "the injection library was loaded";
+}
+
+TEST_F(NvtxInjectionTest, OptraceRunNvtx_LibraryMissing_RefusedWithExit2) {
+  Subprocess run({OPTRACE_CLI, "--socket", daemon_.socket_path(), "run", "--nvtx", "--", "/bin/true"},
+                 {{"OPTRACE_NVTX_LIBRARY", folder_.path() + "/missing.so"}});
+  const auto status = run.Wait(30s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->code, 2);
+  EXPECT_NE(run.stderr_text().find("liboptrace_nvtx.so was not found"), std::string::npos)
+      << run.stderr_text();
+}
+
 }  // namespace
 }  // namespace optrace
