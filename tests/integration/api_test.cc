@@ -209,10 +209,11 @@ TEST_F(ApiTest, TwoTails_DifferentFilters_EachGetsItsOwn) {
 }
 
 TEST_F(ApiTest, SlowTailClient_GetsLagMarkerAndDrainUnaffected) {
-  // 50,000 op pairs a second for 3 s: far more than a client that stops
-  // reading can take, far less than the drain can.
+  // 10,000 op pairs a second for 3 s: more than the tail's queue holds for
+  // a client that stops reading, far less than the drain can take (even
+  // in a sanitizer build).
   auto producer = std::make_unique<Subprocess>(
-      std::vector<std::string>{OPTRACE_LOAD, "--threads", "1", "--rate", "50000", "--seconds", "3"},
+      std::vector<std::string>{OPTRACE_LOAD, "--threads", "1", "--rate", "10000", "--seconds", "3"},
       std::map<std::string, std::string>{{"OPTRACE_LEVEL", "trace"}});
   grpc::ClientContext ctx;
   v1::TailRequest req;
@@ -339,7 +340,7 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
     if (name.rfind("sleep_", 0) != 0) continue;  // "start": no known length
     const uint64_t slept = name == "sleep_2ms" ? 2'000'000 : 5'000'000;
     EXPECT_GE(r.min_ns(), slept) << "an op lasts at least what the producer slept in it";
-    EXPECT_LT(r.p50_ns(), slept + 3'000'000);
+    EXPECT_LT(r.p50_ns(), 3 * slept + 5'000'000) << "and not wildly more (loaded machines oversleep)";
   }
   double share = 0;
   for (const auto& r : stats.rows()) share += r.share();

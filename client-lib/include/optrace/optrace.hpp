@@ -63,11 +63,20 @@ enum class Level : uint8_t {
 static_assert(OPTRACE_DETAIL_COMPILE_LEVEL + 0 >= 0 && OPTRACE_DETAIL_COMPILE_LEVEL + 0 <= 5,
               "OPTRACE_COMPILE_LEVEL must be off, error, warning, info, debug, trace or 0..5");
 
+// Everything whose behaviour depends on OPTRACE_COMPILE_LEVEL lives in an
+// inline namespace named after the level, so that translation units built
+// with different ceilings link into one program without sharing (and the
+// linker picking one of) differently-compiled inline functions.
+#define OPTRACE_DETAIL_LEVEL_NAMESPACE OPTRACE_DETAIL_CAT(compile_level_, OPTRACE_DETAIL_COMPILE_LEVEL)
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
+
 // The most verbose level compiled into this translation unit.
 inline constexpr Level kCompileLevel = static_cast<Level>(OPTRACE_DETAIL_COMPILE_LEVEL);
 
 // True when ops (trace level) are compiled in.
 inline constexpr bool kOpsCompiledIn = kCompileLevel >= Level::kTrace;
+
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
 
 // What kind of device an op runs on.
 enum class Target : uint8_t { kCpu = 1, kGpu = 2, kOther = 3 };
@@ -101,10 +110,12 @@ OPTRACE_EXPORT Level GetLevel() noexcept;
 // True when ops are recorded now: the same single load and branch as the
 // hot path, for runtimes that want to skip work (e.g. building a dynamic
 // tag) when nobody traces.
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
 inline bool OpsEnabled() noexcept {
   if constexpr (kOpsCompiledIn) return detail::LevelEnabled(abi::LevelValue::kTrace);
   return false;
 }
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
 
 // Events this process could not record so far: ring full, no free ring,
 // no segment. For tests and runtime self-diagnostics.
@@ -187,6 +198,8 @@ inline void EmitOpEvent(abi::EventKind kind, OpSite& site, uint32_t tag_id, Plac
 
 }  // namespace detail
 
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
+
 // A synchronous op: LAUNCH when constructed, COMPLETE when destroyed, on the
 // same thread. While it lives it is the parent of ops started on this
 // thread. `tag_id` (from Intern) overrides the site's static tag; 0 keeps it.
@@ -261,12 +274,15 @@ inline void EndOp(OpSite& site, uint64_t op_id, Placement placement = {}, uint32
   }
 }
 
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
+
 namespace detail {
 
 // Emits a mark or counter at `level` if the live level lets it through.
+// (The compile-time ceiling is applied by the callers.)
 inline void EmitInstant(abi::EventKind kind, Level level, uint32_t name_id, uint32_t tag_id,
                         uint64_t arg) noexcept {
-  if (level > kCompileLevel || level == Level::kOff) return;
+  if (level == Level::kOff) return;
   const auto lv = static_cast<abi::LevelValue>(level);
   if (!LevelEnabled(lv)) return;
   const uint64_t parent = tls_writer.current_op;
@@ -279,17 +295,23 @@ inline void EmitInstant(abi::EventKind kind, Level level, uint32_t name_id, uint
 
 }  // namespace detail
 
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
+
 // Records an instant event at `level` (e.g. "step 12 done").
 inline void Mark(OpSite& site, Level level = Level::kInfo, uint32_t tag_id = 0) noexcept {
+  if (level > kCompileLevel) return;
   detail::EmitInstant(abi::EventKind::kMark, level, site.name_id(),
                       tag_id != 0 ? tag_id : site.tag_id(), 0);
 }
 
 // Records the value of a counter (e.g. bytes in a memory pool) at `level`.
 inline void Counter(OpSite& site, int64_t value, Level level = Level::kDebug) noexcept {
+  if (level > kCompileLevel) return;
   detail::EmitInstant(abi::EventKind::kCounter, level, site.name_id(), 0,
                       static_cast<uint64_t>(value));
 }
+
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
 
 }  // namespace optrace
 
