@@ -105,7 +105,10 @@ set(CPACK_PACKAGE_NAME "optrace")
 set(CPACK_PACKAGE_VENDOR "optrace")
 set(CPACK_PACKAGE_CONTACT "optrace maintainers <optrace@localhost>")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+# CPack's own default summary: CPackDeb then takes the first line of each
+# component's description as that package's synopsis, instead of prefixing
+# one summary shared by both packages.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(CPACK_RESOURCE_FILE_README "${PROJECT_SOURCE_DIR}/README.md")
 set(CPACK_GENERATOR "DEB")
 set(CPACK_COMPONENTS_ALL optrace dev)
@@ -124,26 +127,28 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_NAME "optrace")
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_SECTION "utils")
 set(CPACK_COMPONENT_OPTRACE_DESCRIPTION
-    "Low-overhead op tracing for ML and GPU runtimes: daemon, CLI and runtime library
- optraced drains the shared-memory rings of traced processes into SQLite and
- serves live levels, tails and queries over gRPC; optrace is its command-line
- client; liboptrace.so is the producer library; optrace-demo a demo runtime.
- Includes the systemd units (system and user) and /etc/optrace/optraced.toml.")
+    "low-overhead op tracing for ML and GPU runtimes: daemon, CLI, library
+optraced drains the shared-memory rings of traced processes into SQLite and
+serves live levels, tails and queries over gRPC; optrace is its command-line
+client; liboptrace.so is the producer library; optrace-demo a demo runtime.
+Includes the systemd units (system and user) and /etc/optrace/optraced.toml.")
 # Depends: the shared libraries the binaries need (gRPC, protobuf, SQLite,
 # RE2, libsystemd...), found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_SUGGESTS "systemd")
-set(CPACK_DEBIAN_OPTRACE_PACKAGE_GENERATE_SHLIBS ON)
+# A shlibs file (liboptrace 0 optrace (= V)) for the dpkg-shlibdeps of
+# packages built against liboptrace.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME "liboptrace-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION "libdevel")
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "optrace (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
-    "Development files of liboptrace, the optrace producer library
- Headers (C API optrace/optrace.h, C++20 API optrace/optrace.hpp), the
- CMake package (find_package(optrace), target optrace::client) and the
- pkg-config file optrace.pc. The runtime library is in the optrace package.")
+    "development files of liboptrace, the optrace producer library
+Headers (C API optrace/optrace.h, C++20 API optrace/optrace.hpp), the
+CMake package (find_package(optrace), target optrace::client) and the
+pkg-config file optrace.pc. The runtime library is in the optrace package.")
 
 # Maintainer scripts: the user (sysusers.d), systemd reload, the conffile.
 set(_optrace_debian "${PROJECT_BINARY_DIR}/deploy-debian")
@@ -159,8 +164,12 @@ file(COPY "${_optrace_deploy}/debian/prerm" "${_optrace_deploy}/debian/postrm"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                       WORLD_READ WORLD_EXECUTE)
 file(WRITE "${_optrace_debian}/conffiles" "/etc/optrace/optraced.toml\n")
+# liboptrace.so.0: refresh the linker cache after install and removal (our
+# own postinst/postrm replace the ldconfig calls CPack would generate).
+file(WRITE "${_optrace_debian}/triggers" "activate-noawait ldconfig\n")
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_CONTROL_EXTRA
-    "${_optrace_debian}/conffiles;${_optrace_debian}/postinst;${_optrace_debian}/prerm;${_optrace_debian}/postrm")
+    "${_optrace_debian}/conffiles;${_optrace_debian}/triggers;${_optrace_debian}/postinst"
+    "${_optrace_debian}/prerm;${_optrace_debian}/postrm")
 
 include(CPack)
 cpack_add_component(optrace DISPLAY_NAME "optrace daemon, CLI and runtime library" REQUIRED)
