@@ -97,6 +97,7 @@ grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailReques
     std::shared_ptr<TailSubscription> sub;
     ~Unsubscribe() { hub->Unsubscribe(sub); }
   } unsubscribe{ctx_.tails, sub};
+  constexpr int kMaxBatchItems = 1024;
   std::vector<v1::TailResponse> items;
   while (!ctx->IsCancelled()) {
     uint64_t skipped = 0;
@@ -105,10 +106,19 @@ grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailReques
       v1::TailResponse lag;
       lag.mutable_lag()->set_skipped(skipped);
       lag.mutable_lag()->set_message("lagged, " + std::to_string(skipped) + " events skipped");
-      if (!writer->Write(lag)) break;
+      items.insert(items.begin(), std::move(lag));
     }
-    for (const v1::TailResponse& item : items) {
-      if (!writer->Write(item)) return grpc::Status::OK;
+    if (!request->batch()) {
+      for (const v1::TailResponse& item : items) {
+        if (!writer->Write(item)) return grpc::Status::OK;
+      }
+      continue;
+    }
+    for (size_t i = 0; i < items.size(); i += kMaxBatchItems) {
+      v1::TailResponse batch;
+      const size_t end = std::min(items.size(), i + kMaxBatchItems);
+      for (size_t k = i; k < end; ++k) *batch.mutable_batch()->add_items() = std::move(items[k]);
+      if (!writer->Write(batch)) return grpc::Status::OK;
     }
   }
   return grpc::Status::OK;

@@ -55,15 +55,19 @@ bool TailSubscription::NameMatches(StringId name, StringId tag, const StringDict
 }
 
 void TailSubscription::Push(const v1::TailResponse& item) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (queue_.size() >= capacity_) {
-      ++skipped_;  // a slow client never slows the drain
-      return;
+      wake = skipped_++ == 0;  // a slow client never slows the drain
+    } else {
+      // The stream's thread takes the whole queue when it wakes: only the
+      // first item after it emptied needs to wake it.
+      wake = queue_.empty() && skipped_ == 0;
+      queue_.push_back(item);
     }
-    queue_.push_back(item);
   }
-  ready_.notify_one();
+  if (wake) ready_.notify_one();
 }
 
 void TailSubscription::Pop(std::vector<v1::TailResponse>* out, uint64_t* skipped,

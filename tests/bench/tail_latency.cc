@@ -1,7 +1,7 @@
 // Tail latency: the time from COMPLETE in the producer (the event's own
 // timestamp) to the event reaching a Tail client, over a real gRPC stream.
 //   optrace-tail-latency SOCKET SECONDS
-// Prints "events=N p50_us=... p99_us=... max_us=... lags=N".
+// Prints "events=N p50_us=... p90_us=... p99_us=... max_us=... lags=N".
 #include <grpcpp/grpcpp.h>
 #include <time.h>
 
@@ -44,23 +44,27 @@ int main(int argc, char** argv) {
   optrace::v1::TailRequest request;
   request.set_level(optrace::v1::LEVEL_TRACE);
   request.set_events(true);
+  request.set_batch(true);
   auto stream = stub->Tail(&ctx, request);
   std::vector<int64_t> latency;
   latency.reserve(1 << 22);
   uint64_t lags = 0;
-  optrace::v1::TailResponse item;
-  while (stream->Read(&item)) {
+  optrace::v1::TailResponse response;
+  while (stream->Read(&response)) {
     const int64_t now = RealtimeNs();
-    if (item.has_lag()) lags += item.lag().skipped();
-    if (item.has_event() && item.event().kind() == optrace::v1::LiveEvent::KIND_COMPLETE) {
-      latency.push_back(now - item.event().unix_ns());
+    for (const optrace::v1::TailResponse& item : response.batch().items()) {
+      if (item.has_lag()) lags += item.lag().skipped();
+      if (item.has_event() && item.event().kind() == optrace::v1::LiveEvent::KIND_COMPLETE) {
+        latency.push_back(now - item.event().unix_ns());
+      }
     }
   }
   const size_t n = latency.size();
   const double p50 = Percentile(latency, 0.50);
+  const double p90 = Percentile(latency, 0.90);
   const double p99 = Percentile(latency, 0.99);
   const double max = n ? static_cast<double>(*std::max_element(latency.begin(), latency.end())) / 1000.0 : 0;
-  std::printf("events=%zu p50_us=%.1f p99_us=%.1f max_us=%.1f lags=%llu\n", n, p50, p99, max,
+  std::printf("events=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f lags=%llu\n", n, p50, p90, p99, max,
               static_cast<unsigned long long>(lags));
   return 0;
 }
