@@ -1,5 +1,6 @@
 #include "daemon_control.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -7,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <vector>
 #include <cerrno>
 #include <string>
 
@@ -48,11 +51,35 @@ std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
   return out;
 }
 
+// Daemons a producer listens to: one of its own uid, and one running as a
+// system account (root, or a dedicated user such as `optrace`: uids below
+// 1000, which only the administrator creates). Found by listing the
+// namespace's control segments.
+std::vector<uint32_t> TrustedDaemonUids(std::string_view ns) {
+  constexpr uint32_t kFirstUserUid = 1000;
+  const auto own = static_cast<uint32_t>(::getuid());
+  std::vector<uint32_t> uids = {own};
+  const std::string prefix = ControlSegmentName(ns, 0).substr(0, ns.size() + 9);  // "<ns>.control."
+  DIR* dir = ::opendir(std::string(kShmFolder).c_str());
+  if (dir == nullptr) return uids;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name(entry->d_name);
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    uint32_t uid = 0;
+    const std::string_view digits = name.substr(prefix.size());
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), uid);
+    if (ec != std::errc() || ptr != digits.data() + digits.size()) continue;
+    if (uid < kFirstUserUid && uid != own) uids.push_back(uid);
+  }
+  ::closedir(dir);
+  return uids;
+}
+
 }  // namespace
 
 std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns) {
   std::optional<uint32_t> best;
-  for (uint32_t uid : {static_cast<uint32_t>(::getuid()), 0u}) {
+  for (uint32_t uid : TrustedDaemonUids(ns)) {
     const auto c = ReadControl(ns, uid);
     if (c && c->daemon_alive) best = std::max(best.value_or(0), c->default_level);
   }
@@ -61,8 +88,10 @@ std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns) {
 }
 
 bool DaemonServesNamespace(std::string_view ns) {
-  return ReadControl(ns, static_cast<uint32_t>(::getuid())).has_value() ||
-         ReadControl(ns, 0).has_value();
+  for (uint32_t uid : TrustedDaemonUids(ns)) {
+    if (ReadControl(ns, uid).has_value()) return true;
+  }
+  return false;
 }
 
 }  // namespace optrace::client

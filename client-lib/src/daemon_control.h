@@ -11,7 +11,8 @@
 namespace optrace::client {
 
 // The most verbose default level published by a live daemon serving this
-// process: the daemon of our own uid, or a root daemon. nullopt when no such
+// process: the daemon of our own uid, or one running as a system account
+// (uid below 1000: root, or the dedicated `optrace` user of the service). nullopt when no such
 // daemon runs. The control segment is untrusted: it must be owned by the uid
 // in its name, have the right size and magic, and its level is clamped.
 std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns);

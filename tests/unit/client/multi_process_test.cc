@@ -175,9 +175,9 @@ TEST(MultiProcessTest, NoDaemon_CleanExit_SegmentRemoved) {
 // with a live tail at `level` would, with this process as the daemon.
 class FakeControlSegment {
  public:
-  explicit FakeControlSegment(abi::LevelValue level) {
-    path_ = std::string(kShmFolder) + "/" +
-            ControlSegmentName(testing::TestPolicy().ns, static_cast<uint32_t>(::getuid()));
+  // `owner`: the uid in the name and the file's owner (changing it needs root).
+  explicit FakeControlSegment(abi::LevelValue level, uint32_t owner = ::getuid()) {
+    path_ = std::string(kShmFolder) + "/" + ControlSegmentName(testing::TestPolicy().ns, owner);
     const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     EXPECT_GE(fd, 0);
     EXPECT_EQ(::ftruncate(fd, abi::kControlBytes), 0);
@@ -190,6 +190,9 @@ class FakeControlSegment {
     block->daemon_uid = static_cast<uint32_t>(::getuid());
     block->default_level.store(static_cast<uint32_t>(level));
     ::munmap(p, abi::kControlBytes);
+    if (owner != ::getuid()) {
+      EXPECT_EQ(::fchown(fd, owner, owner), 0);
+    }
     ::close(fd);
   }
   ~FakeControlSegment() { ::unlink(path_.c_str()); }
@@ -210,6 +213,29 @@ TEST(MultiProcessTest, DaemonControlSegmentAtTrace_NewProducerTracedFromFirstOp)
   const std::string path = std::string(kShmFolder) + "/" + *name;
   EXPECT_EQ(::access(path.c_str(), F_OK), 0);
   ::unlink(path.c_str());
+}
+
+// Launches a quiet producer and returns how many ops it traced.
+uint64_t LaunchesOfQuietProducer() {
+  Subprocess producer(ProducerArgs({"--ops", "10"}), {});
+  if (!producer.Wait(20s)) return 0;
+  const auto& out = producer.stdout_text();
+  const size_t at = out.find("done ");
+  return at == std::string::npos ? 0 : ParseCounts(out.substr(at)).at("launches");
+}
+
+TEST(MultiProcessTest, ControlSegmentOfSystemAccount_Trusted_OfOtherUser_Ignored) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to own files as other uids";
+  {
+    // A service running as a system account (e.g. the optrace user).
+    FakeControlSegment system_daemon(abi::LevelValue::kTrace, 998);
+    EXPECT_EQ(LaunchesOfQuietProducer(), 21u);
+  }
+  {
+    // Another ordinary user cannot make our producers trace.
+    FakeControlSegment other_user(abi::LevelValue::kTrace, 1500);
+    EXPECT_EQ(LaunchesOfQuietProducer(), 0u);
+  }
 }
 
 TEST(MultiProcessTest, Malicious_ControlSegmentWithBadMagic_Ignored) {
