@@ -85,8 +85,12 @@ Result<DaemonConfig> LoadConfig(const Flags& flags) {
   return config;
 }
 
+// Creates `path` (and its parents) with `mode` when it does not exist; an
+// existing folder is left exactly as it is (the socket listener refuses a
+// world-writable one rather than changing someone's folder).
 Status MakeFolder(const std::string& path, mode_t mode) {
   std::error_code ec;
+  if (std::filesystem::exists(path, ec)) return Status::Ok();
   std::filesystem::create_directories(path, ec);
   if (ec) return Status::IoError("cannot create folder " + path + ": " + ec.message());
   ::chmod(path.c_str(), mode);
@@ -257,5 +261,8 @@ int main(int argc, char** argv) {
   for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A file-size limit turns into write errors (reported, retried) instead
+  // of killing the daemon.
+  signal(SIGXFSZ, SIG_IGN);
   return optrace::daemon::Run(flags);
 }

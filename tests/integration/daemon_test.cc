@@ -2,6 +2,7 @@
 // SQLite file read back through the storage reader.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
@@ -324,6 +325,18 @@ TEST_F(DaemonTest, BadFlagsAndConfig_ClearErrorExit2) {
   Subprocess bad_level({OPTRACED_PATH, "--level", "noisy", "--db", folder_.path() + "/x.db"});
   ASSERT_TRUE(bad_level.Wait(10s).has_value());
   EXPECT_NE(bad_level.stderr_text().find("--level noisy is not one of"), std::string::npos);
+}
+
+TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {
+  const std::string run = folder_.path() + "/open";
+  ASSERT_EQ(::mkdir(run.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(run.c_str(), 0777), 0);  // whatever the umask
+  Subprocess daemon({OPTRACED_PATH, "--db", folder_.path() + "/x.db", "--socket", run + "/optraced.sock"});
+  const auto status = daemon.Wait(20s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_NE(status->code, 0);
+  EXPECT_NE(daemon.stderr_text().find("is writable by everyone"), std::string::npos)
+      << daemon.stderr_text();
 }
 
 TEST_F(DaemonTest, SecondDaemonSameNamespace_RefusedNamingTheFirst) {

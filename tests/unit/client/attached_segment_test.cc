@@ -83,6 +83,15 @@ TEST(AttachedSegmentTest, Malicious_GroupWritableMode_Refused) {
   EXPECT_NE(s.message().find("0666"), std::string::npos);
 }
 
+TEST(AttachedSegmentTest, Malicious_OwnerDiffersFromUidInName_Refused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another uid";
+  FakeProducer p(1, 64);
+  ASSERT_EQ(::chown(p.path().c_str(), 4242, 4242), 0);
+  const Status s = AttachStatus(p.name());
+  EXPECT_EQ(s.code(), Status::Code::kPermissionDenied);
+  EXPECT_NE(s.message().find("is owned by uid 4242"), std::string::npos) << s.message();
+}
+
 TEST(AttachedSegmentTest, Malicious_OtherNamespaceOrMissing_Refused) {
   FakeProducer p(1, 64);
   AttachPolicy other = TestPolicy();

@@ -1,6 +1,7 @@
 // The producer library in this very process: ops, levels, ids, strings,
 // full rings, thread exit and fork, read back through the real reader.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -332,6 +333,13 @@ TEST_F(ProducerTest, MarkAndCounter_RecordedOnlyAtOrBelowLiveLevel) {
   EXPECT_EQ(events[0].level, static_cast<uint8_t>(abi::LevelValue::kInfo));
   EXPECT_EQ(events[1].kind, static_cast<uint8_t>(abi::EventKind::kCounter));
   EXPECT_EQ(static_cast<int64_t>(events[1].arg), -42);
+}
+
+TEST_F(ProducerTest, Segment_Mode0600WhateverTheUmask) {
+  struct stat st {};
+  ASSERT_EQ(::stat((std::string("/dev/shm/") + optrace::SegmentNameOrEmpty()).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_uid, ::getuid());
 }
 
 TEST_F(ProducerTest, SetLevel_NoDaemon_LiveWordAndRequestedFieldUpdated) {
