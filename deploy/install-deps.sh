@@ -14,6 +14,8 @@ packages=(
   libtomlplusplus-dev libre2-dev libsystemd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
+  # fuzzing (libFuzzer) and the sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   # deploy: systemd-analyze and systemd-sysusers (units), dpkg-shlibdeps (cpack),
   # man -l (man pages), strace (the unit's system call filter), file
   systemd dpkg-dev man-db strace file
