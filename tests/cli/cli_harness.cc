@@ -59,20 +59,6 @@ std::string ShellQuote(const std::string& word) {
   return quoted + "'";
 }
 
-std::map<std::string, uint64_t> DoneCounts(const Subprocess& producer) {
-  std::map<std::string, uint64_t> counts;
-  const std::string& out = producer.stdout_text();
-  const size_t at = out.find("done ");
-  if (at == std::string::npos) return counts;
-  std::istringstream in(out.substr(at + 5, out.find('\n', at) - at - 5));
-  std::string pair;
-  while (in >> pair) {
-    const size_t eq = pair.find('=');
-    if (eq != std::string::npos) counts[pair.substr(0, eq)] = std::stoull(pair.substr(eq + 1));
-  }
-  return counts;
-}
-
 std::unique_ptr<Subprocess> StartProducer(const std::vector<std::string>& args, Env env) {
   std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daemon_process.h"
+#include "producer_report.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 
@@ -40,8 +41,7 @@ CliRun RunCli(const std::vector<std::string>& args, const Env& env = {},
 CliRun RunInTerminal(const std::string& command, int columns, const Env& env = {},
                      std::chrono::seconds timeout = std::chrono::seconds(60));
 
-// The "key=value" pairs of the producer's "done ..." line.
-std::map<std::string, uint64_t> DoneCounts(const optrace::testing::Subprocess& producer);
+using optrace::testing::DoneCounts;  // the producer's "done ..." counts
 
 // Starts optrace-test-producer with `args` and the environment plus `env`
 // (large rings, so that nothing is dropped in tests).

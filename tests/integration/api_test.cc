@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "daemon_process.h"
+#include "producer_report.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "subprocess.h"
 #include "temp_folder.h"
@@ -22,25 +23,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::DaemonProcess;
+using testing::DoneCounts;
+using testing::ParseCounts;
 using testing::Subprocess;
 using testing::WaitUntil;
-
-std::map<std::string, uint64_t> ParseCounts(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream in(text);
-  std::string kv;
-  while (in >> kv) {
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) out[kv.substr(0, eq)] = std::stoull(kv.substr(eq + 1));
-  }
-  return out;
-}
-
-std::map<std::string, uint64_t> DoneCounts(const Subprocess& p) {
-  const std::string& out = p.stdout_text();
-  const size_t at = out.find("done ");
-  return at == std::string::npos ? std::map<std::string, uint64_t>{} : ParseCounts(out.substr(at));
-}
 
 std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
                                           std::map<std::string, std::string> env = {}) {

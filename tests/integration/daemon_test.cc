@@ -13,6 +13,7 @@
 
 #include "common/segment_name.h"
 #include "daemon_process.h"
+#include "producer_report.h"
 #include "model/span.h"
 #include "optrace/abi.h"
 #include "producer_segment.h"
@@ -30,19 +31,9 @@ using daemon::SessionState;
 using daemon::Span;
 using daemon::SpanStatus;
 using testing::DaemonProcess;
+using testing::ParseCounts;
 using testing::Subprocess;
 using testing::WaitUntil;
-
-std::map<std::string, uint64_t> ParseCounts(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream in(text);
-  std::string kv;
-  while (in >> kv) {
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) out[kv.substr(0, eq)] = std::stoull(kv.substr(eq + 1));
-  }
-  return out;
-}
 
 std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
                                           std::map<std::string, std::string> env = {}) {

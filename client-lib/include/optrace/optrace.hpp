@@ -50,15 +50,10 @@
 
 namespace optrace {
 
-// Levels, least to most verbose. Op events are emitted at kTrace.
-enum class Level : uint8_t {
-  kOff = 0,
-  kError = 1,
-  kWarning = 2,
-  kInfo = 3,
-  kDebug = 4,
-  kTrace = 5,
-};
+// Levels, least to most verbose (kOff, kError, kWarning, kInfo, kDebug,
+// kTrace): the same values as the level word in shared memory. Op events
+// are emitted at kTrace.
+using Level = abi::LevelValue;
 
 static_assert(OPTRACE_DETAIL_COMPILE_LEVEL + 0 >= 0 && OPTRACE_DETAIL_COMPILE_LEVEL + 0 <= 5,
               "OPTRACE_COMPILE_LEVEL must be off, error, warning, info, debug, trace or 0..5");

@@ -15,25 +15,15 @@
 #include "common/segment_name.h"
 #include "optrace/reader/string_table_reader.h"
 #include "segment_reading.h"
+#include "producer_report.h"
 #include "subprocess.h"
 
 namespace optrace {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::ParseCounts;
 using testing::Subprocess;
-
-// Parses "key=value key=value" into a map.
-std::map<std::string, uint64_t> ParseCounts(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream in(text);
-  std::string kv;
-  while (in >> kv) {
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) out[kv.substr(0, eq)] = std::stoull(kv.substr(eq + 1));
-  }
-  return out;
-}
 
 std::vector<std::string> ProducerArgs(std::vector<std::string> extra) {
   std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
