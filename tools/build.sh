@@ -3,6 +3,7 @@
 # as errors). Used by the README's commands; safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/ccache-env.sh
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 if [ ! -f build/CMakeCache.txt ]; then

@@ -6,6 +6,7 @@
 #   tools/run-fuzzers.sh [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/ccache-env.sh
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(segment_reader_fuzzer span_page_codec_fuzzer config_fuzzer request_fuzzer)

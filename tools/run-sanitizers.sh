@@ -6,6 +6,7 @@
 #   tools/run-sanitizers.sh [address|thread]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/ccache-env.sh
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 targets=(client_tests daemon_core_tests daemon_storage_tests daemon_api_tests
