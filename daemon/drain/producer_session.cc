@@ -46,6 +46,7 @@ ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segmen
   }
   restart_losses_ = record_.dropped_daemon_restart;
   shed_events_ = record_.dropped_shed;
+  counted_before_ = record_;
 }
 
 ProducerSession::~ProducerSession() {
@@ -152,12 +153,14 @@ void ProducerSession::Finish(int64_t end_realtime_ns, uint64_t now_ns) {
 }
 
 void ProducerSession::RefreshRecordCounters() {
-  record_.spans = correlator_.stats().spans;
+  record_.spans = counted_before_.spans + correlator_.stats().spans;
   if (!finished_) record_.open_ops = correlator_.open_count();
+  // The producer's own drop counters are cumulative in its segment.
   record_.dropped_ring_full = stats_.events_dropped_ring_full;
   record_.dropped_no_ring = stats_.events_dropped_no_ring;
   record_.strings_dropped = stats_.strings_dropped;
-  record_.dropped_invalid = stats_.events_invalid + stats_.slots_torn + stats_.events_lost_resync;
+  record_.dropped_invalid = counted_before_.dropped_invalid + stats_.events_invalid +
+                            stats_.slots_torn + stats_.events_lost_resync;
   record_.dropped_daemon_restart = restart_losses_;
   record_.dropped_shed = shed_events_;
 }

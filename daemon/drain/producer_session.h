@@ -124,6 +124,9 @@ class ProducerSession {
   std::vector<Instant> pending_instants_;
   uint64_t restart_losses_ = 0;
   uint64_t shed_events_ = 0;
+  // The daemon-side counts a previous daemon stored for this session; this
+  // daemon's own counts add to them, so that a restart resets nothing.
+  SessionRecord counted_before_;
   bool dirty_ = true;
   bool finished_ = false;
   int pidfd_ = -1;
