@@ -1,0 +1,130 @@
+// What the fault-injection tests share: their sizes (CI or soak), how they
+// report a figure, the producer processes they start, and how they read
+// back what the daemon stored and account for every event written.
+#ifndef OPTRACE_TESTS_RELIABILITY_RELIABILITY_HARNESS_H_
+#define OPTRACE_TESTS_RELIABILITY_RELIABILITY_HARNESS_H_
+
+#include <grpcpp/grpcpp.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon_process.h"
+#include "model/session_record.h"
+#include "optrace/v1/optrace.grpc.pb.h"
+#include "producer_report.h"
+#include "storage/span_reader.h"
+#include "subprocess.h"
+
+namespace optrace::testing {
+
+// True when the environment has OPTRACE_SOAK=1: the tests then run at the
+// sizes of issue 9 instead of the ones that fit CI.
+bool SoakRun();
+
+// `ci` in a normal run, `soak` under OPTRACE_SOAK=1.
+int Sized(int ci, int soak);
+
+// Records the running test's figure twice: as the test property "figure"
+// (in --gtest_output=xml) and as one stdout line
+// "RELIABILITY <TestSuite.Test>: <figure>", from which docs/RELIABILITY.md
+// is filled. REQUIRES: called from inside a test body.
+void ReportFigure(const std::string& figure);
+
+// Starts optrace-test-producer with `args`; `env` is added to this
+// process's environment, with OPTRACE_LEVEL=trace unless `env` sets it.
+std::unique_ptr<Subprocess> StartTestProducer(const std::vector<std::string>& args,
+                                              std::map<std::string, std::string> env = {});
+
+// Starts optrace-load: `threads` threads offering `pairs_per_second` op
+// pairs in all (0: unpaced) for `seconds`; env as for StartTestProducer.
+std::unique_ptr<Subprocess> StartLoadProducer(int threads, int pairs_per_second, double seconds,
+                                              std::map<std::string, std::string> env = {});
+
+// Every event a session lost, whatever the cause (the dropped_* fields).
+uint64_t DroppedEvents(const daemon::SessionRecord& session);
+
+// What the store holds for one session, counted in producer events: a span
+// of status ok stands for 2 (its LAUNCH and COMPLETE), any other span for
+// 1, an instant for 1.
+struct StoredEvents {
+  uint64_t events = 0;
+  uint64_t spans = 0;
+  uint64_t incomplete_spans = 0;  // status incomplete: ops left open
+};
+
+// The daemon's database read as a query client reads it, through a
+// connection of its own (opened at the first call, so the file may not
+// exist yet when the view is made). Thread rules: one thread.
+class StoreView {
+ public:
+  explicit StoreView(std::string db_path) : db_path_(std::move(db_path)) {}
+
+  // Every stored session; empty while the database cannot be read.
+  std::vector<daemon::SessionRecord> Sessions();
+  // The session of producer process `pid`, if stored.
+  std::optional<daemon::SessionRecord> SessionByPid(uint32_t pid);
+  // Polls until the session of `pid` is stored with an end state (exited
+  // or crashed); nullopt when it is not within `timeout`.
+  std::optional<daemon::SessionRecord> WaitForEnd(uint32_t pid, std::chrono::milliseconds timeout);
+  // Reads every span and instant of `session`; a read error fails the
+  // running test (ADD_FAILURE) and counts what was read before it.
+  StoredEvents Stored(daemon::SessionId session);
+
+ private:
+  bool Open();
+
+  std::string db_path_;
+  std::unique_ptr<daemon::SpanReader> reader_;
+};
+
+// One producer's books: what it says it wrote against what the daemon
+// stored and counted as dropped for its session.
+struct EventBalance {
+  uint64_t written = 0;  // launches + completes from its done line
+  uint64_t stored = 0;
+  uint64_t dropped = 0;
+  // Events neither stored nor counted: 0 when nothing was lost silently
+  // (negative: more stored or counted than written, also a bug).
+  int64_t unaccounted() const {
+    return static_cast<int64_t>(written) - static_cast<int64_t>(stored) -
+           static_cast<int64_t>(dropped);
+  }
+};
+
+// Balances the ended `session` of the finished `producer` (its done line
+// must be there). Fails the running test when the producer reported events
+// dropped for want of a segment (those never reach any daemon), or when
+// the session's span count differs from the spans stored (unless some were
+// shed: the count includes those).
+EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& session,
+                       StoreView& store);
+
+// True while a segment of process `pid` in this test binary's namespace is
+// in /dev/shm.
+bool SegmentExists(uint32_t pid);
+
+// The pid of the running `daemon`, read from the instance lock it keeps
+// beside its socket; 0 when it cannot be read.
+pid_t DaemonPid(const DaemonProcess& daemon);
+
+// VmRSS of process `pid` in KiB (/proc/PID/status); 0 when it is gone.
+uint64_t ResidentKib(pid_t pid);
+
+// A channel to the daemon at unix socket `socket_path` on a connection of
+// its own: gRPC shares one connection between channels with equal
+// arguments, so each gets a unique "grpc.optrace_test_id".
+std::shared_ptr<grpc::Channel> NewConnection(const std::string& socket_path);
+
+// GetStatus on `stub` (2 s deadline): its response when the call is ok.
+std::optional<v1::GetStatusResponse> DaemonStatus(v1::OpTrace::Stub& stub);
+
+}  // namespace optrace::testing
+
+#endif  // OPTRACE_TESTS_RELIABILITY_RELIABILITY_HARNESS_H_
