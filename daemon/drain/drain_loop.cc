@@ -134,9 +134,12 @@ void DrainLoop::Run() {
     if (now - last_housekeeping_ns_ >= kHousekeepingNs || levels_dirty_.load()) Housekeeping(now);
     Cut(now);
     ApplyCommits();
-    // Work proportional to events: back off while nothing flows.
+    // Work proportional to events: back off while nothing flows, less far
+    // while somebody tails.
+    const bool tailed = listener_ != nullptr && listener_->Active();
     interval_ms = drained_any ? options_.min_interval_ms
-                              : std::min(interval_ms * 2, options_.max_interval_ms);
+                              : std::min(interval_ms * 2, tailed ? options_.live_max_interval_ms
+                                                                 : options_.max_interval_ms);
   }
   Shutdown();
 }

@@ -38,6 +38,9 @@ struct DrainOptions {
   int batch_max_age_ms = 20;            // ...or this old
   int min_interval_ms = 1;              // pass interval while events flow
   int max_interval_ms = 50;             // pass interval when idle (backs off)
+  // The backoff's ceiling while a tail listens: its events must reach it
+  // within milliseconds even when they follow a quiet spell.
+  int live_max_interval_ms = 2;
   ProducerSession::Limits limits;
   // Called from the drain thread every `alive_interval_ns` (0: never), to
   // tell a service manager's watchdog that draining goes on.
