@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 TEST(DaemonRestartTest, KilledAndRestartedUnderLoad_WrittenEqualsStoredPlusDroppedExactly) {
   const int restarts = 20;
-  const unsigned seed = std::random_device()();
+  const unsigned seed = TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 random(seed);
   TempFolder folder;

@@ -139,7 +139,7 @@ TEST(HostileClientsTest, StalledTailChurnAndMalformedFlood_MemoryBoundedOtherCli
   const int churn = Sized(100, 1000);
   const int garbage = Sized(2000, 20000);
   const int well_formed = Sized(2000, 20000);
-  const unsigned seed = std::random_device()();
+  const unsigned seed = TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   TempFolder folder;
   DaemonProcess daemon(folder.path());

@@ -55,7 +55,7 @@ void CheckKilled(const Subprocess& victim, StoreView& store, KillTotals* totals)
 
 TEST(ProducerKillTest, KilledAtRandomMomentsUnderLoad_EveryEventReadStoredOpenOpsIncompleteNoSegmentLeft) {
   const int kills = 100;
-  const unsigned seed = std::random_device()();
+  const unsigned seed = TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 random(seed);
   TempFolder folder;

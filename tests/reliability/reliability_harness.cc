@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "common/segment_name.h"
@@ -22,6 +23,12 @@ bool SoakRun() {
 }
 
 int Sized(int ci, int soak) { return SoakRun() ? soak : ci; }
+
+unsigned TestSeed() {
+  const char* seed = std::getenv("OPTRACE_TEST_SEED");
+  if (seed != nullptr && *seed != '\0') return static_cast<unsigned>(std::stoul(seed));
+  return std::random_device()();
+}
 
 void ReportFigure(const std::string& figure) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();

@@ -31,6 +31,11 @@ bool SoakRun();
 // `ci` in a normal run, `soak` under OPTRACE_SOAK=1.
 int Sized(int ci, int soak);
 
+// The seed of a randomised test: OPTRACE_TEST_SEED when set (to replay a
+// failure: every test names its seed in its figure and its failures), else
+// a fresh random one.
+unsigned TestSeed();
+
 // Records the running test's figure twice: as the test property "figure"
 // (in --gtest_output=xml) and as one stdout line
 // "RELIABILITY <TestSuite.Test>: <figure>", from which docs/RELIABILITY.md
