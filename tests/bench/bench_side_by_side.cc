@@ -82,11 +82,14 @@ constexpr int kDevice = 0;
 inline void Keep(uint64_t value) { asm volatile("" : : "r"(value) : "memory"); }
 
 // ---- the modes: one op pair each ----------------------------------------
+// Each mode's `static uint64_t Pair(uint64_t id)` records the LAUNCH and
+// COMPLETE of op `id` its way, on the calling thread, and returns 1 when
+// the pair was recorded, 0 when the mode filtered it out.
 
 optrace::OpSite g_site(kOpName);
 
 struct OptraceMode {
-  // Returns 1 when the pair was recorded (the op got an id).
+  // The op id is optrace's own (0 when the live level filters it out).
   static uint64_t Pair(uint64_t) {
     optrace::ScopedOp op(g_site, optrace::Placement::Cpu(kDevice));
     Keep(op.id());
@@ -135,6 +138,7 @@ struct FloorMode {
 
 // ---- the harness ----------------------------------------------------------
 
+// The command line (see the top of the file).
 struct Options {
   std::string mode;
   int threads = 1;
@@ -213,6 +217,9 @@ uint64_t DroppedSoFar(std::string_view mode) {
   return 0;
 }
 
+// Runs `o.threads` producers of `Mode` through the warm-up and `o.reps`
+// repetitions and prints the "rep=" and "done" lines; `enabled` is echoed
+// in "done". Returns the process's exit code (0).
 template <typename Mode>
 int Run(const Options& o, bool enabled) {
   std::vector<ThreadMarks> marks(static_cast<size_t>(o.threads));
@@ -301,6 +308,7 @@ bool SetOptraceLevel(optrace::Level level) {
   return false;
 }
 
+// Prints which modes this build has, and why one is missing.
 void List() {
   std::printf("optrace-enabled available\noptrace-disabled available\nstderr available\n");
 #ifdef OPTRACE_BENCH_HAVE_SPDLOG
@@ -318,6 +326,8 @@ void List() {
   std::printf("floor available\n");
 }
 
+// Fills `o` from the command line. Returns false on an unknown flag, a
+// flag without its value, or a value out of range.
 bool ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];

@@ -15,8 +15,10 @@
 # hits every row alike. Two passes: producers paced at RATE pairs a second
 # per thread (the consumers keep up: the cost of recording every op), then
 # back to back (the consumers are the bound: what each tool loses).
-# Rows whose library or tools are missing are skipped, and the script says
-# why.
+# It starts its own optraced and lttng-sessiond (or uses a session daemon
+# that already answers, as root's system one would) and stops what it
+# started. Rows whose library or tools are missing, or whose session daemon
+# cannot start, are skipped, and the script says why.
 # Environment: REPS (7), THREADS ("1 2"), RATES ("250000 0": pairs/s per
 # producer thread, 0 = back to back), SECONDS_PER_REP (0.3), WARMUP (0.2),
 # RING (optrace ring capacity in events; 65536, as the floor ring's).
