@@ -14,6 +14,8 @@ packages=(
   libtomlplusplus-dev libre2-dev libsystemd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
+  # tests/bench/side_by_side.sh: the tracers and loggers optrace is compared with
+  lttng-tools liblttng-ust-dev babeltrace2 libspdlog-dev
   # fuzzing (libFuzzer) and the sanitizer runtimes
   clang-14 libclang-rt-14-dev
   # deploy: systemd-analyze and systemd-sysusers (units), dpkg-shlibdeps (cpack),

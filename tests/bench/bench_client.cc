@@ -9,7 +9,6 @@
 //                       draining (the practical floor)
 // docs/BENCHMARKS.md has the command and the figures.
 #include <benchmark/benchmark.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -25,6 +24,7 @@
 #include "optrace/optrace.hpp"
 #include "optrace/reader/attached_segment.h"
 #include "optrace/reader/segment_drainer.h"
+#include "floor_ring.h"
 
 namespace {
 
@@ -128,102 +128,17 @@ void BM_ClockGettimeMonotonic(benchmark::State& state) {
 }
 BENCHMARK(BM_ClockGettimeMonotonic);
 
-// ---- the floor: a bare per-thread shared-memory ring ---------------------
-
-struct FloorEvent {
-  uint64_t ts, id, a, b, c, d, e, f;
-};
-static_assert(sizeof(FloorEvent) == 64);
-
-constexpr uint64_t kFloorCapacity = 65536;
-constexpr int kFloorRings = 8;
-
-struct FloorRing {
-  alignas(64) std::atomic<uint64_t> head{0};
-  alignas(64) std::atomic<uint64_t> tail{0};
-  alignas(64) FloorEvent slots[kFloorCapacity];
-};
-
-FloorRing* g_floor = nullptr;  // kFloorRings rings in one shared mapping
-std::atomic<int> g_floor_next{0};
-std::atomic<uint64_t> g_floor_drops{0};
-
-struct FloorWriter {
-  FloorRing* ring = nullptr;
-  uint64_t pos = 0;
-  uint64_t cached_tail = 0;
-};
-thread_local FloorWriter tls_floor;
-
-inline void FloorPair(uint64_t id) {
-  FloorWriter& w = tls_floor;
-  if (w.ring == nullptr) [[unlikely]] {
-    w.ring = &g_floor[g_floor_next.fetch_add(1) % kFloorRings];
-    w.pos = w.ring->head.load(std::memory_order_relaxed);
-  }
-  if (w.pos + 2 - w.cached_tail > kFloorCapacity) [[unlikely]] {
-    w.cached_tail = w.ring->tail.load(std::memory_order_acquire);
-    if (w.pos + 2 - w.cached_tail > kFloorCapacity) {
-      g_floor_drops.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-  }
-  FloorEvent e{__rdtsc(), id, 1, 0, 0, 0, 0, 0};
-  std::memcpy(&w.ring->slots[w.pos & (kFloorCapacity - 1)], &e, sizeof e);
-  e.ts = __rdtsc();
-  e.a = 2;
-  std::memcpy(&w.ring->slots[(w.pos + 1) & (kFloorCapacity - 1)], &e, sizeof e);
-  w.pos += 2;
-  w.ring->head.store(w.pos, std::memory_order_release);
-}
+// ---- the floor: a bare per-thread shared-memory ring (floor_ring.h) ------
 
 void BM_FloorRing_Pair(benchmark::State& state) {
-  const uint64_t drops_before = g_floor_drops.load();
+  const uint64_t drops_before = optrace::bench::FloorDrops();
   uint64_t id = 0;
-  for (auto _ : state) FloorPair(++id);
+  for (auto _ : state) optrace::bench::FloorPair(++id);
   if (state.thread_index() == 0) {
-    state.counters["drops"] = static_cast<double>(g_floor_drops.load() - drops_before);
+    state.counters["drops"] = static_cast<double>(optrace::bench::FloorDrops() - drops_before);
   }
 }
 BENCHMARK(BM_FloorRing_Pair)->Threads(1)->Threads(2)->UseRealTime();
-
-class FloorDrainer {
- public:
-  void Start() {
-    void* p = ::mmap(nullptr, sizeof(FloorRing) * kFloorRings, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    g_floor = new (p) FloorRing[kFloorRings];
-    thread_ = std::thread([this] { Run(); });
-  }
-  void Stop() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  void Run() {
-    std::vector<FloorEvent> copy(4096);
-    while (!stop_.load(std::memory_order_relaxed)) {
-      bool any = false;
-      for (int r = 0; r < kFloorRings; ++r) {
-        FloorRing& ring = g_floor[r];
-        const uint64_t head = ring.head.load(std::memory_order_acquire);
-        uint64_t tail = ring.tail.load(std::memory_order_relaxed);
-        while (tail < head) {
-          const uint64_t n = std::min<uint64_t>({head - tail, copy.size(),
-                                                 kFloorCapacity - (tail & (kFloorCapacity - 1))});
-          std::memcpy(copy.data(), &ring.slots[tail & (kFloorCapacity - 1)], n * sizeof(FloorEvent));
-          tail += n;
-          any = true;
-        }
-        ring.tail.store(tail, std::memory_order_release);
-      }
-      if (!any) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-  }
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-};
 
 }  // namespace
 
@@ -237,14 +152,12 @@ int main(int argc, char** argv) {
   std::setvbuf(g_devnull, nullptr, _IONBF, 0);  // unbuffered, like stderr
 
   SelfDrainer optrace_consumer;
-  FloorDrainer floor_consumer;
   optrace_consumer.Start();
-  floor_consumer.Start();
+  optrace::bench::FloorRings floor_rings;  // maps the rings, starts their consumer
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   optrace_consumer.Stop();
-  floor_consumer.Stop();
-  return 0;
+  return 0;  // floor_rings stops its consumer here
 }
