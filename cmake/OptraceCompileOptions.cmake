@@ -12,9 +12,9 @@ list(REMOVE_ITEM OPTRACE_C_WARNING_FLAGS -Wnon-virtual-dtor)
 add_compile_options("$<$<COMPILE_LANGUAGE:C>:${OPTRACE_C_WARNING_FLAGS}>")
 # GCC 12 at -O3 (Release) reports a false -Wrestrict inside libstdc++'s
 # `const char* + std::string` (GCC bug 105329, fixed in GCC 13), which breaks
-# Release builds with -Werror.
+# Release builds with -Werror. Other build types (-O2) do not need it.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-restrict>")
+  add_compile_options("$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-Wno-restrict>")
 endif()
 
 if(OPTRACE_SANITIZE STREQUAL "address")
