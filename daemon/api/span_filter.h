@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "api/flat_id_map.h"
+#include "api/op_filter_check.h"
 #include "api/string_cache.h"
 #include "common/status.h"
 #include "model/span.h"
@@ -28,17 +29,14 @@ namespace optrace::daemon {
 // check strings.status() after a pass. Thread rules: one thread at a time.
 class SpanFilter {
  public:
-  // Validates and compiles `filter` (patterns: see CompilePattern). `field` names it in messages
-  // ("filter"). Errors (kInvalidArgument) name the field and the problem: a
-  // pattern longer than kMaxPatternBytes (span_queries.h), one RE2 does not compile (with
-  // RE2's message), an unknown target or status, or a start_min after
-  // start_max.
+  // Validates (CheckOpFilter, whose errors it returns) and compiles
+  // `filter`; `field` names it in messages ("filter").
   static Result<SpanFilter> Compile(const v1::OpFilter& filter, std::string_view field,
                                     StringCache& strings);
 
   // Whether `span` passes every condition but the time range.
   bool Matches(const Span& span) {
-    if (target_ && span.target != *target_) return false;
+    if (target_ && span.target != static_cast<uint8_t>(*target_)) return false;
     if (device_ && span.device != *device_) return false;
     if (status_ && span.status != *status_) return false;
     if (span.duration_ns < min_duration_ns_) return false;
@@ -70,20 +68,13 @@ class SpanFilter {
   StringCache* strings_;
   std::optional<Pattern> name_;
   std::optional<Pattern> tag_;
-  std::optional<uint8_t> target_;
+  std::optional<abi::TargetKind> target_;
   std::optional<uint16_t> device_;
   std::optional<SpanStatus> status_;
   uint64_t min_duration_ns_ = 0;
   int64_t min_start_ns_ = 0;
   int64_t max_start_ns_ = 0;
 };
-
-// Compiles `pattern_untrusted` of request field `field` (e.g.
-// "filter.name_pattern") with RE2, refusing more than kMaxPatternBytes;
-// errors (kInvalidArgument) name the field and RE2's message. Also for the
-// service's own patterns (Tail), so that every pattern obeys one rule.
-Result<std::unique_ptr<RE2>> CompilePattern(std::string_view pattern_untrusted,
-                                            std::string_view field);
 
 }  // namespace optrace::daemon
 

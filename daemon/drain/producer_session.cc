@@ -46,6 +46,7 @@ ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segmen
   }
   restart_losses_ = record_.dropped_daemon_restart;
   shed_events_ = record_.dropped_shed;
+  earlier_spans_ = record_.spans;
 }
 
 ProducerSession::~ProducerSession() {
@@ -152,7 +153,7 @@ void ProducerSession::Finish(int64_t end_realtime_ns, uint64_t now_ns) {
 }
 
 void ProducerSession::RefreshRecordCounters() {
-  record_.spans = correlator_.stats().spans;
+  record_.spans = earlier_spans_ + correlator_.stats().spans;
   if (!finished_) record_.open_ops = correlator_.open_count();
   record_.dropped_ring_full = stats_.events_dropped_ring_full;
   record_.dropped_no_ring = stats_.events_dropped_no_ring;

@@ -123,6 +123,7 @@ class ProducerSession {
   CorrelatorOutput pending_;
   std::vector<Instant> pending_instants_;
   uint64_t restart_losses_ = 0;
+  uint64_t earlier_spans_ = 0;  // produced before a daemon restart (resumed record)
   uint64_t shed_events_ = 0;
   bool dirty_ = true;
   bool finished_ = false;
