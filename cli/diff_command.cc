@@ -24,6 +24,33 @@ std::string SessionTitle(const v1::Session& session) {
                                  : fmt::format("session {} ({})", session.id(), session.label());
 }
 
+// What A and B are: merged into the JSON document, named in the header.
+struct DiffSides {
+  nlohmann::json json;  // {"session_a": ..., "session_b": ...} or fleet_a / fleet_b
+  std::string title_a;
+  std::string title_b;
+};
+
+// Sends `request` and prints its comparison, described by `sides`, as
+// options.json says. Returns the exit code.
+int CompareAndPrint(Connection& connection, const v1::CompareSessionsRequest& request,
+                    const DiffOptions& options, const DiffSides& sides) {
+  v1::CompareSessionsResponse response;
+  const auto context = Connection::NewContext();
+  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+  if (options.json) {
+    nlohmann::json document = ToJson(response);
+    document.update(sides.json);
+    fmt::print("{}\n", document.dump(2));
+    return kExitOk;
+  }
+  fmt::print("A = {}\nB = {}\n", sides.title_a, sides.title_b);
+  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
+                                   Palette(ColoursWanted(STDOUT_FILENO))));
+  return kExitOk;
+}
+
 // A + B of `optrace diff --fleet`: one request, the sides described.
 int RunFleetDiff(Connection& connection, const DiffOptions& options) {
   v1::CompareSessionsRequest request;
@@ -32,22 +59,11 @@ int RunFleetDiff(Connection& connection, const DiffOptions& options) {
   *request.mutable_fleet_a() = options.fleet_a;
   *request.mutable_fleet_b() = options.fleet_b;
   *request.mutable_filter() = ToOpFilter(options.filter);
-  v1::CompareSessionsResponse response;
-  const auto context = Connection::NewContext();
-  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
-  if (options.json) {
-    nlohmann::json document = ToJson(response);
-    document["fleet_a"] = ToJson(options.fleet_a);
-    document["fleet_b"] = ToJson(options.fleet_b);
-    fmt::print("{}\n", document.dump(2));
-    return kExitOk;
-  }
-  fmt::print("A = {}\nB = {}\n", DescribeFleetSelector(options.fleet_a),
-             DescribeFleetSelector(options.fleet_b));
-  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
-                                   Palette(ColoursWanted(STDOUT_FILENO))));
-  return kExitOk;
+  return CompareAndPrint(
+      connection, request, options,
+      {{{"fleet_a", ToJson(options.fleet_a)}, {"fleet_b", ToJson(options.fleet_b)}},
+       DescribeFleetSelector(options.fleet_a),
+       DescribeFleetSelector(options.fleet_b)});
 }
 
 }  // namespace
@@ -138,22 +154,11 @@ int RunDiff(Connection& connection, const DiffOptions& options) {
   request.set_session_a(options.session_a);
   request.set_session_b(options.session_b);
   request.set_by(options.by);
-  v1::CompareSessionsResponse response;
-  const auto context = Connection::NewContext();
-  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
-  if (options.json) {
-    nlohmann::json document = ToJson(response);
-    document["session_a"] = ToJson(sessions[0].session());
-    document["session_b"] = ToJson(sessions[1].session());
-    fmt::print("{}\n", document.dump(2));
-    return kExitOk;
-  }
-  fmt::print("A = {}\nB = {}\n", SessionTitle(sessions[0].session()),
-             SessionTitle(sessions[1].session()));
-  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
-                                   Palette(ColoursWanted(STDOUT_FILENO))));
-  return kExitOk;
+  return CompareAndPrint(connection, request, options,
+                         {{{"session_a", ToJson(sessions[0].session())},
+                           {"session_b", ToJson(sessions[1].session())}},
+                          SessionTitle(sessions[0].session()),
+                          SessionTitle(sessions[1].session())});
 }
 
 }  // namespace optrace::cli
