@@ -255,14 +255,9 @@ int Run(const Flags& flags) {
       continue;
     }
     loop.SetPolicy(new_policy.value());
-    const ForwardConfig& f = reloaded.value().forward;
     if (reloaded.value().socket != config.socket || reloaded.value().db != config.db ||
         reloaded.value().ns != config.ns || reloaded.value().listen != config.listen ||
-        reloaded.value().node != config.node || f.url != config.forward.url ||
-        f.database != config.forward.database || f.table != config.forward.table ||
-        f.cluster != config.forward.cluster || f.batch_spans != config.forward.batch_spans ||
-        f.flush_interval_ns != config.forward.flush_interval_ns ||
-        f.credentials_file != config.forward.credentials_file || f.gzip != config.forward.gzip) {
+        reloaded.value().node != config.node || reloaded.value().forward != config.forward) {
       LogWarning(
           "reload: socket, listen, db, namespace, node and forward_clickhouse_* changes take "
           "effect at restart");

@@ -34,6 +34,8 @@ struct ForwardConfig {
   int64_t flush_interval_ns = 1'000'000'000;  // a partial batch waits at most this long
   std::string credentials_file;               // "user:password" on its first line; "" = none
   bool gzip = false;                          // compress INSERT bodies
+
+  bool operator==(const ForwardConfig&) const = default;
 };
 
 struct DaemonConfig {
