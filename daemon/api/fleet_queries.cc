@@ -144,7 +144,7 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     span.set_tag(reader.String());
     span.set_source_location(reader.String());
     v1::Device* device = span.mutable_device();
-    device->set_target(static_cast<v1::Target>(reader.Int<int8_t>()));
+    const int8_t target_untrusted = reader.Int<int8_t>();
     device->set_ordinal(reader.Int<uint16_t>());
     device->set_stream(reader.Int<uint32_t>());
     span.set_start_unix_ns(reader.Int<int64_t>());
@@ -152,10 +152,22 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     span.set_device_duration_ns(reader.Int<uint64_t>());
     span.set_launch_thread(reader.Int<uint32_t>());
     span.set_complete_thread(reader.Int<uint32_t>());
-    span.set_status(static_cast<v1::SpanStatus>(reader.Int<int8_t>()));
+    const int8_t status_untrusted = reader.Int<int8_t>();
     last = {span.start_unix_ns(), span.node(), reader.Int<uint64_t>(), reader.Int<uint64_t>(),
             reader.Int<uint32_t>()};
     if (!reader.status().ok()) return BadAnswer(RedactedUrl(source_.endpoint.url), reader.status());
+    // The table's Enum8 values are the proto's (spans_table.sql; target
+    // 'none' is TARGET_UNSPECIFIED); another table could hold anything.
+    if (!v1::Target_IsValid(target_untrusted) || !v1::SpanStatus_IsValid(status_untrusted) ||
+        status_untrusted == v1::SPAN_STATUS_UNSPECIFIED) {
+      return BadAnswer(RedactedUrl(source_.endpoint.url),
+                       Status::InvalidArgument(
+                           "a span with target " + std::to_string(target_untrusted) +
+                           " and status " + std::to_string(status_untrusted) +
+                           ", not both known values (is the table optrace's?)"));
+    }
+    device->set_target(static_cast<v1::Target>(target_untrusted));
+    span.set_status(static_cast<v1::SpanStatus>(status_untrusted));
     page.spans.push_back(std::move(span));
   }
   return page;
