@@ -450,6 +450,52 @@ TEST_F(FleetTest, Restart_CursorBehindClickHouse_NoPageSentTwice) {
   EXPECT_EQ(reader.Int<uint64_t>(), stored) << "every span once";
 }
 
+// A ClickHouse table by the configured name that is not optrace's: every
+// INSERT and every fleet query is refused. The node keeps storing and
+// answering local queries, counts and shows the error, and fleet queries
+// fail with UNAVAILABLE naming the ClickHouse server.
+TEST_F(FleetTest, Malicious_ForeignTableInClickHouse_ErrorsShownNodeKeepsStoring) {
+  const std::string url = servers_[0]->url();
+  ClickHouseQuery(url, "CREATE DATABASE IF NOT EXISTS optrace");
+  ClickHouseQuery(url, "CREATE TABLE optrace.foreign_local (x UInt8) ENGINE = Memory");
+  ClickHouseQuery(url, "CREATE TABLE optrace.foreign (x UInt8) ENGINE = Memory");
+  const std::string folder = folder_.path() + "/foreign";
+  std::filesystem::create_directories(folder);
+  Node node(folder, "node-f", url,
+            "forward_clickhouse_table = \"foreign\"\nforward_clickhouse_flush_interval = "
+            "\"100ms\"\n");
+  ASSERT_TRUE(node.Start()) << node.daemon().log();
+  ASSERT_TRUE(node.StartProducer({"--threads", "1", "--ops", "2000"}, "foreign")->Wait(60s));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const v1::GetStatusResponse status = node.Status();
+        const uint64_t stored = node.StoredSpans();
+        return stored == 2 * 2000 + 1 && status.forward().errors() > 0 &&
+               status.forward().backlog_spans() == stored;
+      },
+      30s))
+      << node.Status().forward().DebugString() << node.daemon().log();
+  const v1::ForwardStatus forward = node.Status().forward();
+  EXPECT_EQ(forward.spans_sent(), 0u);
+  EXPECT_NE(forward.last_error().find("ClickHouse at " + url + ": HTTP "), std::string::npos)
+      << forward.last_error();
+
+  v1::GetStatsRequest request;
+  request.set_fleet(true);
+  v1::GetStatsResponse response;
+  const grpc::Status status = node.Stats(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(status.error_message().find("ClickHouse at " + url), std::string::npos)
+      << status.error_message();
+  std::string out;
+  EXPECT_EQ(RunCli({"--socket", node.daemon().socket_path(), "stats", "--fleet"}, &out).code, 1)
+      << out;
+  EXPECT_NE(out.find("fleet query failed"), std::string::npos) << out;
+  // The daemon still serves its own spans.
+  ASSERT_EQ(node.Sessions().size(), 1u);
+  EXPECT_EQ(node.LocalTotalsByName().size(), 3u) << "start, outer and inner";
+}
+
 // Without ClickHouse, --fleet says what is missing.
 TEST(FleetWithoutClickHouseTest, FleetStats_NoForwarding_FailedPreconditionNamesFlag) {
   testing::TempFolder folder;
