@@ -141,7 +141,7 @@ nanoseconds ClickHouseForwarder::Step() {
     some_were_there = checked.value();
   }
   if (!batch.rows.empty()) {
-    if (Status sent = Send(batch); !sent.ok()) {
+    if (Status sent = client_->Insert(insert_statement_, batch.rows); !sent.ok()) {
       if (client_->failure() == ClickHouseFailure::kUnknown) maybe_ahead_ = true;
       // A refusal may mean the tables are gone: create them again first.
       if (client_->failure() == ClickHouseFailure::kRefused) schema_ready_ = false;
@@ -251,10 +251,6 @@ Result<bool> ClickHouseForwarder::DropPagesAlreadyThere(Batch* batch) {
   }
   batch->rows = std::move(rows);
   return skipped > 0;
-}
-
-Status ClickHouseForwarder::Send(const Batch& batch) {
-  return client_->Insert(insert_statement_, batch.rows);
 }
 
 nanoseconds ClickHouseForwarder::RecordFailure(const Status& status) {

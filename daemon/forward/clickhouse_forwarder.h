@@ -96,7 +96,6 @@ class ClickHouseForwarder {
   // Drops from `batch` the pages ClickHouse already holds in full; returns
   // whether there were any.
   Result<bool> DropPagesAlreadyThere(Batch* batch);
-  Status Send(const Batch& batch);
   // Counts a failed step, keeps its message, and returns the delay before
   // the next attempt (doubled for the one after).
   std::chrono::nanoseconds RecordFailure(const Status& status);
