@@ -11,6 +11,7 @@
 
 namespace optrace::cli {
 
+// --node and --label of the fleet commands, as parsed.
 struct FleetFilterOptions {
   std::string node;   // exact node name; "" = every node
   std::string label;  // exact session label; "" = any

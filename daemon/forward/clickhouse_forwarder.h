@@ -21,6 +21,9 @@
 
 namespace optrace::daemon {
 
+// What ClickHouseForwarder::Start needs: where the spans are, where they
+// go, as whom, and how to batch them. Validated by the config
+// (ValidateConfig) before it gets here.
 struct ForwarderOptions {
   std::string db_path;  // the span database (SpanStore has opened it)
   ClickHouseEndpoint endpoint;

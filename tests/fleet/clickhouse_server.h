@@ -33,6 +33,9 @@ struct ClickHousePorts {
 // replica at 127.0.0.1 and its native (tcp) port.
 std::string ClusterConfig(const std::string& cluster, const std::vector<ClickHousePorts>& shards);
 
+// One clickhouse-server process and its config files. Move-free and
+// copy-free: it owns the process, which it kills when destroyed.
+// Thread rules: one thread.
 class ClickHouseServer {
  public:
   // Writes its config files into `folder` (which must exist); does not
