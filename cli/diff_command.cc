@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <vector>
 
 #include "exit_codes.h"
+#include "fleet_filter.h"
 #include "human_format.h"
 #include "json_convert.h"
 #include "rpc_error.h"
@@ -22,7 +24,78 @@ std::string SessionTitle(const v1::Session& session) {
                                  : fmt::format("session {} ({})", session.id(), session.label());
 }
 
+// What A and B are: merged into the JSON document, named in the header.
+struct DiffSides {
+  nlohmann::json json;  // {"session_a": ..., "session_b": ...} or fleet_a / fleet_b
+  std::string title_a;
+  std::string title_b;
+};
+
+// Sends `request` and prints its comparison, described by `sides`, as
+// options.json says. Returns the exit code.
+int CompareAndPrint(Connection& connection, const v1::CompareSessionsRequest& request,
+                    const DiffOptions& options, const DiffSides& sides) {
+  v1::CompareSessionsResponse response;
+  const auto context = Connection::NewContext();
+  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+  if (options.json) {
+    nlohmann::json document = ToJson(response);
+    document.update(sides.json);
+    fmt::print("{}\n", document.dump(2));
+    return kExitOk;
+  }
+  fmt::print("A = {}\nB = {}\n", sides.title_a, sides.title_b);
+  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
+                                   Palette(ColoursWanted(STDOUT_FILENO))));
+  return kExitOk;
+}
+
+// A + B of `optrace diff --fleet`: one request, the sides described.
+int RunFleetDiff(Connection& connection, const DiffOptions& options) {
+  v1::CompareSessionsRequest request;
+  request.set_by(options.by);
+  request.set_fleet(true);
+  *request.mutable_fleet_a() = options.fleet_a;
+  *request.mutable_fleet_b() = options.fleet_b;
+  *request.mutable_filter() = ToOpFilter(options.filter);
+  return CompareAndPrint(
+      connection, request, options,
+      {{{"fleet_a", ToJson(options.fleet_a)}, {"fleet_b", ToJson(options.fleet_b)}},
+       DescribeFleetSelector(options.fleet_a),
+       DescribeFleetSelector(options.fleet_b)});
+}
+
 }  // namespace
+
+std::optional<CliError> ParseDiffSides(const std::string& a, const std::string& b,
+                                       DiffOptions* options) {
+  const std::pair<const std::string&, const char*> sides[] = {{a, "A"}, {b, "B"}};
+  for (int i = 0; i < 2; ++i) {
+    const auto& [text, name] = sides[i];
+    if (options->fleet) {
+      const std::optional<v1::FleetFilter> side = ParseFleetSelector(text);
+      if (!side) {
+        return CliError{kExitUsage,
+                        fmt::format("{} '{}' is not a fleet selector: give a node, node=NODE, "
+                                    "label=LABEL, node=NODE,label=LABEL or *",
+                                    name, text)};
+      }
+      *(i == 0 ? &options->fleet_a : &options->fleet_b) = *side;
+      continue;
+    }
+    uint64_t id = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
+      return CliError{kExitUsage,
+                      fmt::format("{} '{}' is not a session id (see optrace sessions; with "
+                                  "--fleet, A and B select nodes or labels)",
+                                  name, text)};
+    }
+    *(i == 0 ? &options->session_a : &options->session_b) = id;
+  }
+  return std::nullopt;
+}
 
 std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::GroupBy by,
                             size_t width, const Palette& palette) {
@@ -66,6 +139,7 @@ std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::G
 }
 
 int RunDiff(Connection& connection, const DiffOptions& options) {
+  if (options.fleet) return RunFleetDiff(connection, options);
   // Each session first, so that an unknown one is named exactly.
   v1::GetSessionResponse sessions[2];
   const uint64_t ids[2] = {options.session_a, options.session_b};
@@ -80,22 +154,11 @@ int RunDiff(Connection& connection, const DiffOptions& options) {
   request.set_session_a(options.session_a);
   request.set_session_b(options.session_b);
   request.set_by(options.by);
-  v1::CompareSessionsResponse response;
-  const auto context = Connection::NewContext();
-  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
-  if (options.json) {
-    nlohmann::json document = ToJson(response);
-    document["session_a"] = ToJson(sessions[0].session());
-    document["session_b"] = ToJson(sessions[1].session());
-    fmt::print("{}\n", document.dump(2));
-    return kExitOk;
-  }
-  fmt::print("A = {}\nB = {}\n", SessionTitle(sessions[0].session()),
-             SessionTitle(sessions[1].session()));
-  fmt::print("{}", RenderDiffTable(response, options.by, OutputWidth(STDOUT_FILENO),
-                                   Palette(ColoursWanted(STDOUT_FILENO))));
-  return kExitOk;
+  return CompareAndPrint(connection, request, options,
+                         {{{"session_a", ToJson(sessions[0].session())},
+                           {"session_b", ToJson(sessions[1].session())}},
+                          SessionTitle(sessions[0].session()),
+                          SessionTitle(sessions[1].session())});
 }
 
 }  // namespace optrace::cli

@@ -1,23 +1,38 @@
 // `optrace diff A B [--by name|tag] [--json]`: two sessions side by side,
-// the biggest change in total time first.
+// the biggest change in total time first. With --fleet, A and B select
+// spans of the fleet in ClickHouse instead ("gpu-7", "node=gpu-7",
+// "label=fused", "node=gpu-7,label=fused", "*"), with the span filters.
 #ifndef OPTRACE_CLI_DIFF_COMMAND_H_
 #define OPTRACE_CLI_DIFF_COMMAND_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "cli_error.h"
 #include "connection.h"
+#include "op_filter.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
 
 namespace optrace::cli {
 
 struct DiffOptions {
-  uint64_t session_a = 0;
+  uint64_t session_a = 0;  // 0 with fleet
   uint64_t session_b = 0;
   v1::GroupBy by = v1::GROUP_BY_NAME;
   bool json = false;
+  bool fleet = false;
+  v1::FleetFilter fleet_a;  // with fleet: the two sides
+  v1::FleetFilter fleet_b;
+  OpFilterOptions filter;  // with fleet: applies to both sides
 };
+
+// Fills the sides of `options` from the command line's A and B: session
+// ids, or with `options->fleet` fleet selectors (ParseFleetSelector).
+// Errors (exit 2) name the argument and what it should be.
+std::optional<CliError> ParseDiffSides(const std::string& a, const std::string& b,
+                                       DiffOptions* options);
 
 // Prints the comparison; returns the exit code (an unknown A or B: "no
 // session N", 1).

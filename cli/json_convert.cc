@@ -51,7 +51,9 @@ json ToJson(const v1::Span& span) {
           {"device_duration_ns", span.device_duration_ns()},
           {"launch_thread", span.launch_thread()},
           {"complete_thread", span.complete_thread()},
-          {"status", SpanStatusWord(span.status())}};
+          {"status", SpanStatusWord(span.status())},
+          {"node", span.node()},
+          {"label", span.label()}};
 }
 
 json ToJson(const v1::OpenOp& op) {
@@ -161,7 +163,8 @@ json ToJson(const v1::OpStats& stats) {
       {"key", stats.key()},           {"count", stats.count()},     {"ok_count", stats.ok_count()},
       {"total_ns", stats.total_ns()}, {"mean_ns", stats.mean_ns()}, {"min_ns", stats.min_ns()},
       {"p50_ns", stats.p50_ns()},     {"p95_ns", stats.p95_ns()},   {"p99_ns", stats.p99_ns()},
-      {"max_ns", stats.max_ns()},     {"share", stats.share()}};
+      {"max_ns", stats.max_ns()},     {"share", stats.share()},     {"node", stats.node()},
+      {"nodes", stats.nodes()}};
 }
 
 json ToJson(const v1::GetStatsResponse& stats) {
@@ -193,6 +196,23 @@ json ToJson(const v1::CompareSessionsResponse& comparison) {
           {"total_b_ns", comparison.total_b_ns()}};
 }
 
+json ToJson(const v1::FleetFilter& fleet) {
+  return {{"node", fleet.node()}, {"label", fleet.label()}};
+}
+
+json ToJson(const v1::ForwardStatus& forward) {
+  return {{"url", forward.url()},
+          {"node", forward.node()},
+          {"table", forward.table()},
+          {"spans_sent", forward.spans_sent()},
+          {"batches_sent", forward.batches_sent()},
+          {"spans_lost_to_retention", forward.spans_lost_to_retention()},
+          {"errors", forward.errors()},
+          {"last_error", forward.last_error()},
+          {"backlog_spans", forward.backlog_spans()},
+          {"last_sent_unix_ns", forward.last_sent_unix_ns()}};
+}
+
 json ToJson(const v1::GetStatusResponse& status) {
   json counters = json::object();
   for (const auto& [name, value] : status.counters()) counters[name] = value;
@@ -214,7 +234,8 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"abi_violations", status.abi_violations()},
           {"tails", status.tails()},
           {"default_level", LevelWord(status.default_level())},
-          {"counters", counters}};
+          {"counters", counters},
+          {"forward", status.has_forward() ? ToJson(status.forward()) : json()}};
 }
 
 }  // namespace optrace::cli

@@ -30,6 +30,10 @@ nlohmann::json ToJson(const v1::OpStats& stats);
 nlohmann::json ToJson(const v1::GetStatsResponse& stats);
 nlohmann::json ToJson(const v1::Comparison& row);
 nlohmann::json ToJson(const v1::CompareSessionsResponse& comparison);
+// {"node": ..., "label": ...}: a side of `optrace diff --fleet`.
+nlohmann::json ToJson(const v1::FleetFilter& fleet);
+nlohmann::json ToJson(const v1::ForwardStatus& forward);
+// "forward" is null when the daemon does not forward to ClickHouse.
 nlohmann::json ToJson(const v1::GetStatusResponse& status);
 
 }  // namespace optrace::cli

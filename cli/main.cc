@@ -3,6 +3,7 @@
 // else) and hands each subcommand its options; the *_command.cc files do
 // the work.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "diff_command.h"
 #include "exit_codes.h"
 #include "export_command.h"
+#include "fleet_filter.h"
 #include "human_format.h"
 #include "level_command.h"
 #include "ops_command.h"
@@ -23,6 +25,7 @@
 #include "stats_command.h"
 #include "status_command.h"
 #include "tail_command.h"
+#include "wall_clock.h"
 
 namespace optrace::cli {
 namespace {
@@ -50,18 +53,41 @@ CLI::Option* AddWordOption(CLI::App* app, const std::string& name, Out* out,
       ->check(WordValidator(parse, words));
 }
 
+// Accepts what ParseDuration accepts.
+CLI::Validator DurationValidator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        return ParseDuration(text) ? std::string()
+                                   : text + " is not a duration like 500us, 1ms or 2.5s";
+      },
+      "");
+}
+
 // --min-duration and the like: "1ms", "2.5s", "100us".
 CLI::Option* AddDurationOption(CLI::App* app, const std::string& name, uint64_t* out_ns,
                                const std::string& help) {
   return app
       ->add_option_function<std::string>(
           name, [out_ns](const std::string& text) { *out_ns = *ParseDuration(text); }, help)
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            return ParseDuration(text) ? std::string()
-                                       : text + " is not a duration like 500us, 1ms or 2.5s";
+      ->check(DurationValidator())
+      ->type_name("DURATION");
+}
+
+// --since and --until: a duration before now ("1h"), stored as the
+// instant it names.
+CLI::Option* AddAgoOption(CLI::App* app, const std::string& name, int64_t* out_unix_ns,
+                          const std::string& help) {
+  return app
+      ->add_option_function<std::string>(
+          name,
+          [out_unix_ns](const std::string& text) {
+            // No earlier than the epoch: 0 then means "no bound", which it is.
+            const int64_t now = NowUnixNs();
+            *out_unix_ns = now - static_cast<int64_t>(std::min<uint64_t>(
+                                     *ParseDuration(text), static_cast<uint64_t>(now)));
           },
-          ""))
+          help)
+      ->check(DurationValidator())
       ->type_name("DURATION");
 }
 
@@ -69,17 +95,46 @@ void AddJsonFlag(CLI::App* app, bool* json, const std::string& what) {
   app->add_flag("--json", *json, "print " + what + " as JSON");
 }
 
-void AddFilterOptions(CLI::App* app, OpFilterOptions* filter) {
-  app->add_option("--name", filter->name_pattern, "only ops whose name matches this RE2 pattern");
-  app->add_option("--tag", filter->tag_pattern, "only ops whose tag matches this RE2 pattern");
-  AddWordOption(app, "--target", &filter->target, ParseTargetWord, TargetWordList(),
-                "only ops on this kind of device");
-  app->add_option_function<uint32_t>(
-      "--device", [filter](uint32_t d) { filter->device = d; }, "only ops on this device ordinal");
-  AddWordOption(app, "--status", &filter->status, ParseSpanStatusWord, SpanStatusWordList(),
-                "only spans with this status");
-  AddDurationOption(app, "--min-duration", &filter->min_duration_ns,
-                    "only spans at least this long (e.g. 1ms)");
+// The span filter options; returns them, for `needs` rules.
+std::vector<CLI::Option*> AddFilterOptions(CLI::App* app, OpFilterOptions* filter) {
+  return {
+      app->add_option("--name", filter->name_pattern,
+                      "only ops whose name matches this RE2 pattern"),
+      app->add_option("--tag", filter->tag_pattern, "only ops whose tag matches this RE2 pattern"),
+      AddWordOption(app, "--target", &filter->target, ParseTargetWord, TargetWordList(),
+                    "only ops on this kind of device"),
+      app->add_option_function<uint32_t>(
+          "--device", [filter](uint32_t d) { filter->device = d; },
+          "only ops on this device ordinal"),
+      AddWordOption(app, "--status", &filter->status, ParseSpanStatusWord, SpanStatusWordList(),
+                    "only spans with this status"),
+      AddDurationOption(app, "--min-duration", &filter->min_duration_ns,
+                        "only spans at least this long (e.g. 1ms)"),
+      AddAgoOption(app, "--since", &filter->start_min_unix_ns,
+                   "only spans that started within this long before now (e.g. 1h)"),
+      AddAgoOption(app, "--until", &filter->start_max_unix_ns,
+                   "only spans that started at least this long before now (e.g. 10m)"),
+  };
+}
+
+// --fleet, and --node and --label that need it; SESSION (`session`) is
+// then not given, and is required without it.
+CLI::Option* AddFleetOptions(CLI::App* app, bool* fleet, FleetFilterOptions* filter,
+                             CLI::Option* session, const std::string& what) {
+  CLI::Option* fleet_flag = app->add_flag(
+      "--fleet", *fleet,
+      what + " of every node's spans, from the ClickHouse the daemon forwards to, not a session");
+  fleet_flag->excludes(session);
+  app->add_option("--node", filter->node, "with --fleet: only this node")->needs(fleet_flag);
+  app->add_option("--label", filter->label, "with --fleet: only sessions with this label")
+      ->needs(fleet_flag);
+  return fleet_flag;
+}
+
+// SESSION is required unless --fleet was given.
+std::optional<CliError> CheckSessionOrFleet(const CLI::Option* session, bool fleet) {
+  if (fleet || session->count() > 0) return std::nullopt;
+  return CliError{kExitUsage, "SESSION is required (or --fleet, for every node's spans)"};
 }
 
 // Every subcommand's options, filled by the parse.
@@ -93,6 +148,7 @@ struct Commands {
   OpsOptions ops;
   StatsOptions stats;
   DiffOptions diff;
+  std::string diff_a, diff_b;  // A and B as given: session ids or fleet selectors
   ExportOptions export_;
   StatusOptions status;
   RunOptions run;
@@ -210,13 +266,16 @@ void AddOps(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* ops = app.add_subcommand("ops", "list a session's ops (spans) in start order");
   ops->footer(
       "Examples:\n  optrace ops 12\n  optrace ops 12 --name '^matmul' --min-duration 1ms\n"
-      "  optrace ops 12 --status incomplete --limit 0 --json");
-  ops->add_option("SESSION", c.ops.session_id, "the session id")->required();
+      "  optrace ops 12 --status incomplete --limit 0 --json\n"
+      "  optrace ops --fleet --node gpu-7 --name rms_norm --since 1h");
+  CLI::Option* session = ops->add_option("SESSION", c.ops.session_id, "the session id");
+  AddFleetOptions(ops, &c.ops.fleet, &c.ops.fleet_filter, session, "spans");
   AddFilterOptions(ops, &c.ops.filter);
   ops->add_option("--limit", c.ops.limit, "at most this many spans (0 = all)")
       ->capture_default_str();
   AddJsonFlag(ops, &c.ops.json, "the spans");
-  actions->emplace_back(ops, [&c] {
+  actions->emplace_back(ops, [&c, session] {
+    if (auto error = CheckSessionOrFleet(session, c.ops.fleet)) return Fail(*error);
     return WithConnection(c.connection, [&c](Connection& conn) { return RunOps(conn, c.ops); });
   });
 }
@@ -225,25 +284,45 @@ void AddStats(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* stats = app.add_subcommand("stats", "duration statistics of a session's ops");
   stats->footer(
       "Examples:\n  optrace stats 12\n  optrace stats 12 --by tag --top 10\n"
-      "  optrace stats 12 --by target --json");
-  stats->add_option("SESSION", c.stats.session_id, "the session id")->required();
+      "  optrace stats 12 --by target --json\n"
+      "  optrace stats --fleet --by tag --name matmul --since 1h\n"
+      "  optrace stats --fleet --per-node --name rms_norm");
+  CLI::Option* session = stats->add_option("SESSION", c.stats.session_id, "the session id");
+  CLI::Option* fleet =
+      AddFleetOptions(stats, &c.stats.fleet, &c.stats.fleet_filter, session, "statistics");
+  stats->add_flag("--per-node", c.stats.per_node, "with --fleet: one row per group and node")
+      ->needs(fleet);
   AddWordOption(stats, "--by", &c.stats.by, ParseGroupByWord, GroupByWordList(), "group ops by");
   stats->add_option("--top", c.stats.top, "only the N groups with the most time (0 = all)");
   AddFilterOptions(stats, &c.stats.filter);
   AddJsonFlag(stats, &c.stats.json, "the statistics");
-  actions->emplace_back(stats, [&c] {
+  actions->emplace_back(stats, [&c, session] {
+    if (auto error = CheckSessionOrFleet(session, c.stats.fleet)) return Fail(*error);
     return WithConnection(c.connection, [&c](Connection& conn) { return RunStats(conn, c.stats); });
   });
 }
 
 void AddDiff(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* diff = app.add_subcommand("diff", "compare two sessions op by op");
-  diff->footer("Examples:\n  optrace diff 12 13\n  optrace diff 12 13 --by tag --json");
-  diff->add_option("A", c.diff.session_a, "the first session id")->required();
-  diff->add_option("B", c.diff.session_b, "the second session id")->required();
+  diff->footer(
+      "Examples:\n  optrace diff 12 13\n  optrace diff 12 13 --by tag --json\n"
+      "  optrace diff --fleet gpu-3 gpu-7 --since 1h\n"
+      "  optrace diff --fleet label=unfused label=fused --by tag");
+  diff->add_option("A", c.diff_a,
+                   "the first session id (with --fleet: a node, node=NODE, "
+                   "label=LABEL, both comma-separated, or *)")
+      ->required();
+  diff->add_option("B", c.diff_b, "the second session id (with --fleet: as A)")->required();
   AddWordOption(diff, "--by", &c.diff.by, ParseCompareByWord, CompareByWordList(), "group ops by");
+  CLI::Option* fleet = diff->add_flag(
+      "--fleet", c.diff.fleet,
+      "compare spans of the fleet, from the ClickHouse the daemon forwards to, not two sessions");
+  for (CLI::Option* filter : AddFilterOptions(diff, &c.diff.filter)) {
+    filter->needs(fleet)->group("Fleet filters (with --fleet)");
+  }
   AddJsonFlag(diff, &c.diff.json, "the comparison");
   actions->emplace_back(diff, [&c] {
+    if (auto error = ParseDiffSides(c.diff_a, c.diff_b, &c.diff)) return Fail(*error);
     return WithConnection(c.connection, [&c](Connection& conn) { return RunDiff(conn, c.diff); });
   });
 }

@@ -13,6 +13,8 @@ v1::OpFilter ToOpFilter(const OpFilterOptions& options) {
   }
   if (options.status) filter.set_status(*options.status);
   filter.set_min_duration_ns(options.min_duration_ns);
+  filter.set_start_min_unix_ns(options.start_min_unix_ns);
+  filter.set_start_max_unix_ns(options.start_max_unix_ns);
   return filter;
 }
 

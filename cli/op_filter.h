@@ -1,6 +1,6 @@
-// The span filter flags shared by `optrace ops` and `optrace stats`
-// (--name, --tag, --target, --device, --status, --min-duration) and their
-// request form.
+// The span filter flags shared by `optrace ops`, `optrace stats` and
+// `optrace diff --fleet` (--name, --tag, --target, --device, --status,
+// --min-duration, --since, --until) and their request form.
 #ifndef OPTRACE_CLI_OP_FILTER_H_
 #define OPTRACE_CLI_OP_FILTER_H_
 
@@ -19,6 +19,8 @@ struct OpFilterOptions {
   std::optional<uint32_t> device;
   std::optional<v1::SpanStatus> status;
   uint64_t min_duration_ns = 0;
+  int64_t start_min_unix_ns = 0;  // --since: 0 = no bound
+  int64_t start_max_unix_ns = 0;  // --until: 0 = no bound
 };
 
 // The OpFilter that asks the daemon for exactly what `options` says.

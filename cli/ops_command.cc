@@ -23,6 +23,10 @@ grpc::Status FetchSpans(Connection& connection, const OpsOptions& options,
   v1::QueryOpsRequest request;
   request.set_session_id(options.session_id);
   *request.mutable_filter() = ToOpFilter(options.filter);
+  if (options.fleet) {
+    request.set_fleet(true);
+    *request.mutable_fleet_filter() = ToFleetFilter(options.fleet_filter);
+  }
   *more = false;
   while (true) {
     const uint32_t wanted =
@@ -48,59 +52,83 @@ grpc::Status FetchSpans(Connection& connection, const OpsOptions& options,
 
 }  // namespace
 
-std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t session_start_unix_ns,
-                           size_t width, const Palette& palette) {
-  Table table({{"START", Align::kRight},
-               {"ID", Align::kRight},
-               {"NAME", Align::kLeft, true},
-               {"TAG", Align::kLeft, true},
-               {"DEVICE", Align::kLeft},
-               {"DURATION", Align::kRight},
-               {"ON DEVICE", Align::kRight},
-               {"STATUS", Align::kLeft}});
+std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_unix_ns, size_t width,
+                           const Palette& palette, bool fleet) {
+  std::vector<Column> columns = {{"START", Align::kRight},     {"ID", Align::kRight},
+                                 {"NAME", Align::kLeft, true}, {"TAG", Align::kLeft, true},
+                                 {"DEVICE", Align::kLeft},     {"DURATION", Align::kRight},
+                                 {"ON DEVICE", Align::kRight}, {"STATUS", Align::kLeft}};
+  // Fleet spans: which node and session, right after the time.
+  if (fleet) {
+    columns.insert(columns.begin() + 1, {{"NODE", Align::kLeft, true}, {"SESSION", Align::kRight}});
+  }
+  Table table(std::move(columns));
   for (const v1::Span& span : spans) {
     const bool ok = span.status() == v1::SPAN_STATUS_OK;
-    table.AddRow(
-        {FormatDurationChange(span.start_unix_ns() - session_start_unix_ns),
-         std::to_string(span.op_id()), span.name(), span.tag().empty() ? "-" : span.tag(),
-         DeviceWord(span.device(), /*with_stream=*/true),
-         ok ? FormatDuration(span.duration_ns()) : "-",
-         span.device_duration_ns() > 0 ? FormatDuration(span.device_duration_ns()) : "-",
-         Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)});
+    std::vector<Cell> cells = {
+        FormatDurationChange(span.start_unix_ns() - start_unix_ns),
+        std::to_string(span.op_id()),
+        span.name(),
+        span.tag().empty() ? "-" : span.tag(),
+        DeviceWord(span.device(), /*with_stream=*/true),
+        ok ? FormatDuration(span.duration_ns()) : "-",
+        span.device_duration_ns() > 0 ? FormatDuration(span.device_duration_ns()) : "-",
+        Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)};
+    if (fleet) {
+      cells.insert(cells.begin() + 1, {Cell(span.node()), Cell(std::to_string(span.session_id()))});
+    }
+    table.AddRow(std::move(cells));
   }
   return table.Render(width, palette);
 }
 
 int RunOps(Connection& connection, const OpsOptions& options) {
-  // The session first: its start anchors the START column, and an unknown
-  // id gets its clear message before any paging.
-  v1::GetSessionRequest session_request;
-  session_request.set_session_id(options.session_id);
-  v1::GetSessionResponse session;
-  const auto context = Connection::NewContext();
-  grpc::Status status = connection.stub().GetSession(context.get(), session_request, &session);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+  // A session first: its start anchors the START column, and an unknown
+  // id gets its clear message before any paging. The fleet has no session:
+  // times are from its first span.
+  int64_t anchor_unix_ns = 0;
+  if (!options.fleet) {
+    v1::GetSessionRequest session_request;
+    session_request.set_session_id(options.session_id);
+    v1::GetSessionResponse session;
+    const auto context = Connection::NewContext();
+    const grpc::Status status =
+        connection.stub().GetSession(context.get(), session_request, &session);
+    if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+    anchor_unix_ns = session.session().start_unix_ns();
+  }
 
   std::vector<v1::Span> spans;
   bool more = false;
-  status = FetchSpans(connection, options, &spans, &more);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+  const grpc::Status status = FetchSpans(connection, options, &spans, &more);
+  if (!status.ok()) {
+    return Fail(options.fleet ? ErrorFromRpc(status, connection.address())
+                              : ErrorFromRpc(status, connection.address(), options.session_id));
+  }
   if (options.json) {
     nlohmann::json rows = nlohmann::json::array();
     for (const v1::Span& span : spans) rows.push_back(ToJson(span));
-    fmt::print(
-        "{}\n",
-        nlohmann::json{{"session_id", options.session_id}, {"spans", rows}, {"more", more}}.dump(
-            2));
+    nlohmann::json document{{"spans", rows}, {"more", more}};
+    if (options.fleet) {
+      document["fleet"] = true;
+    } else {
+      document["session_id"] = options.session_id;
+    }
+    fmt::print("{}\n", document.dump(2));
     return kExitOk;
   }
   if (spans.empty()) {
-    fmt::print("no spans in session {} match\n", options.session_id);
+    fmt::print("{}\n", options.fleet
+                           ? std::string("no spans in the fleet match")
+                           : fmt::format("no spans in session {} match", options.session_id));
     return kExitOk;
   }
-  fmt::print("{}",
-             RenderOpsTable(spans, session.session().start_unix_ns(), OutputWidth(STDOUT_FILENO),
-                            Palette(ColoursWanted(STDOUT_FILENO))));
+  if (options.fleet) {
+    anchor_unix_ns = spans.front().start_unix_ns();
+    fmt::print("times from {} (the first span's start)\n", FormatWallTime(anchor_unix_ns));
+  }
+  fmt::print("{}", RenderOpsTable(spans, anchor_unix_ns, OutputWidth(STDOUT_FILENO),
+                                  Palette(ColoursWanted(STDOUT_FILENO)), options.fleet));
   if (more) {
     fmt::print("first {} spans shown; --limit N shows more, --limit 0 all\n", spans.size());
   }

@@ -1,5 +1,7 @@
 // `optrace ops SESSION [filters] [--limit N] [--json]`: a session's spans,
-// ordered by start time, as a table or a JSON document.
+// ordered by start time, as a table or a JSON document. With --fleet
+// instead of SESSION (and --node, --label): every node's spans in
+// ClickHouse, with node and session columns.
 #ifndef OPTRACE_CLI_OPS_COMMAND_H_
 #define OPTRACE_CLI_OPS_COMMAND_H_
 
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "fleet_filter.h"
 #include "op_filter.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
@@ -18,19 +21,23 @@ namespace optrace::cli {
 inline constexpr uint32_t kOpsPageSize = 10000;
 
 struct OpsOptions {
-  uint64_t session_id = 0;
+  uint64_t session_id = 0;  // 0 with fleet
   OpFilterOptions filter;
   uint32_t limit = 100;  // spans printed; 0 = all
   bool json = false;
+  bool fleet = false;
+  FleetFilterOptions fleet_filter;
 };
 
 // Prints the spans; returns the exit code (NOT_FOUND: "no session N", 1).
 int RunOps(Connection& connection, const OpsOptions& options);
 
-// The table: START (offset from `session_start_unix_ns`), ID, NAME, TAG,
-// DEVICE, DURATION, ON DEVICE, STATUS. `width` as Table::Render.
-std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t session_start_unix_ns,
-                           size_t width, const Palette& palette);
+// The table: START (offset from `start_unix_ns`: the session's start, or
+// for the fleet the first span's), then with `fleet` NODE and SESSION, then
+// ID, NAME, TAG, DEVICE, DURATION, ON DEVICE, STATUS. `width` as
+// Table::Render.
+std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_unix_ns, size_t width,
+                           const Palette& palette, bool fleet = false);
 
 }  // namespace optrace::cli
 

@@ -16,7 +16,13 @@ CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
   const std::string& message = status.error_message();
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
+      // The daemon answered: its ClickHouse (fleet queries) is what failed.
+      if (message.rfind(kClickHouseErrorPrefix, 0) == 0) {
+        return {kExitFailure, fmt::format("fleet query failed: {}", message)};
+      }
       return {kExitUsage, NoDaemonMessage(address)};
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return {kExitFailure, message};
     case grpc::StatusCode::NOT_FOUND:
       if (session_id)
         return {kExitFailure, fmt::format("no session {}; see optrace sessions", *session_id)};

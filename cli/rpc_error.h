@@ -1,7 +1,10 @@
 // A failed RPC as one line for the user and an exit code: never a raw gRPC
 // dump. UNAVAILABLE (no daemon) says how to start one, exit 2; NOT_FOUND
 // of a session says "no session N; see optrace sessions", exit 1;
-// INVALID_ARGUMENT repeats the daemon's message, exit 2.
+// INVALID_ARGUMENT repeats the daemon's message, exit 2. UNAVAILABLE from
+// a daemon whose ClickHouse failed a fleet query (its message starts with
+// kClickHouseErrorPrefix, docs/api.md) and FAILED_PRECONDITION (fleet
+// queries without ClickHouse) repeat the daemon's message, exit 1.
 #ifndef OPTRACE_CLI_RPC_ERROR_H_
 #define OPTRACE_CLI_RPC_ERROR_H_
 
@@ -15,6 +18,9 @@
 #include "cli_error.h"
 
 namespace optrace::cli {
+
+// How the daemon's messages about its ClickHouse begin.
+inline constexpr std::string_view kClickHouseErrorPrefix = "ClickHouse at ";
 
 // "no daemon at <address>; start one with `optraced` or `systemctl start
 // optraced`".

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <vector>
 
 #include "bar.h"
 #include "exit_codes.h"
@@ -36,26 +37,44 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
 }
 
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
-                             const Palette& palette) {
+                             const Palette& palette, NodeColumn nodes) {
   if (stats.rows().empty()) return "no spans match\n";
-  Table table({{KeyHeader(by), Align::kLeft, true},
-               {"COUNT", Align::kRight},
-               {"TOTAL", Align::kRight},
-               {"MEAN", Align::kRight},
-               {"P50", Align::kRight},
-               {"P95", Align::kRight},
-               {"P99", Align::kRight},
-               {"MAX", Align::kRight},
-               {"SHARE", Align::kRight},
-               {"", Align::kLeft}});
+  std::vector<Column> columns = {{KeyHeader(by), Align::kLeft, true},
+                                 {"COUNT", Align::kRight},
+                                 {"TOTAL", Align::kRight},
+                                 {"MEAN", Align::kRight},
+                                 {"P50", Align::kRight},
+                                 {"P95", Align::kRight},
+                                 {"P99", Align::kRight},
+                                 {"MAX", Align::kRight},
+                                 {"SHARE", Align::kRight},
+                                 {"", Align::kLeft}};
+  // The node column comes right after the key.
+  if (nodes == NodeColumn::kNodeName) {
+    columns.insert(columns.begin() + 1, {"NODE", Align::kLeft, true});
+  }
+  if (nodes == NodeColumn::kNodeCount) {
+    columns.insert(columns.begin() + 1, {"NODES", Align::kRight});
+  }
+  Table table(std::move(columns));
   for (const v1::OpStats& row : stats.rows()) {
     const bool timed = row.ok_count() > 0;
     auto duration = [timed](uint64_t ns) { return timed ? FormatDuration(ns) : std::string("-"); };
-    table.AddRow(
-        {row.key().empty() ? "-" : row.key(), std::to_string(row.count()), duration(row.total_ns()),
-         duration(static_cast<uint64_t>(std::llround(row.mean_ns()))), duration(row.p50_ns()),
-         duration(row.p95_ns()), duration(row.p99_ns()), duration(row.max_ns()),
-         FormatShare(row.share()), Cell(RenderBar(row.share(), kShareBarWidth), Tone::kLaunch)});
+    std::vector<Cell> cells = {row.key().empty() ? "-" : row.key(),
+                               std::to_string(row.count()),
+                               duration(row.total_ns()),
+                               duration(static_cast<uint64_t>(std::llround(row.mean_ns()))),
+                               duration(row.p50_ns()),
+                               duration(row.p95_ns()),
+                               duration(row.p99_ns()),
+                               duration(row.max_ns()),
+                               FormatShare(row.share()),
+                               Cell(RenderBar(row.share(), kShareBarWidth), Tone::kLaunch)};
+    if (nodes == NodeColumn::kNodeName) cells.insert(cells.begin() + 1, Cell(row.node()));
+    if (nodes == NodeColumn::kNodeCount) {
+      cells.insert(cells.begin() + 1, Cell(std::to_string(row.nodes())));
+    }
+    table.AddRow(std::move(cells));
   }
   return table.Render(width, palette) +
          fmt::format("{} spans, {} in ops\n", stats.spans(), FormatDuration(stats.total_ns()));
@@ -67,16 +86,25 @@ int RunStats(Connection& connection, const StatsOptions& options) {
   request.set_by(options.by);
   request.set_top(options.top);
   *request.mutable_filter() = ToOpFilter(options.filter);
+  if (options.fleet) {
+    request.set_fleet(true);
+    *request.mutable_fleet_filter() = ToFleetFilter(options.fleet_filter);
+    request.set_per_node(options.per_node);
+  }
   v1::GetStatsResponse response;
   if (const grpc::Status status = FetchStats(connection, request, &response); !status.ok()) {
-    return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
+    return Fail(options.fleet ? ErrorFromRpc(status, connection.address())
+                              : ErrorFromRpc(status, connection.address(), options.session_id));
   }
   if (options.json) {
     fmt::print("{}\n", ToJson(response).dump(2));
     return kExitOk;
   }
+  const NodeColumn nodes = !options.fleet     ? NodeColumn::kNone
+                           : options.per_node ? NodeColumn::kNodeName
+                                              : NodeColumn::kNodeCount;
   fmt::print("{}", RenderStatsTable(response, options.by, OutputWidth(STDOUT_FILENO),
-                                    Palette(ColoursWanted(STDOUT_FILENO))));
+                                    Palette(ColoursWanted(STDOUT_FILENO)), nodes));
   return kExitOk;
 }
 

@@ -1,6 +1,8 @@
 // `optrace stats SESSION [--by name|tag|target] [--top N] [filters]
 // [--json]`: duration statistics per group, heaviest first, with a bar for
-// each group's share of the session's op time.
+// each group's share of the session's op time. With --fleet instead of
+// SESSION (and --node, --label, --per-node): the same over every node's
+// spans in ClickHouse, with a node column.
 #ifndef OPTRACE_CLI_STATS_COMMAND_H_
 #define OPTRACE_CLI_STATS_COMMAND_H_
 
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "connection.h"
+#include "fleet_filter.h"
 #include "op_filter.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
@@ -18,12 +21,19 @@ namespace optrace::cli {
 inline constexpr size_t kShareBarWidth = 20;
 
 struct StatsOptions {
-  uint64_t session_id = 0;
+  uint64_t session_id = 0;  // 0 with fleet
   v1::GroupBy by = v1::GROUP_BY_NAME;
   uint32_t top = 0;  // 0 = every group
   OpFilterOptions filter;
   bool json = false;
+  bool fleet = false;
+  FleetFilterOptions fleet_filter;
+  bool per_node = false;  // fleet: one row per group and node
 };
+
+// The node column of a statistics table: none (one session), how many
+// nodes a fleet row covers (NODES), or the node of a per-node row (NODE).
+enum class NodeColumn { kNone, kNodeCount, kNodeName };
 
 // Prints the statistics; returns the exit code (NOT_FOUND: "no session N").
 int RunStats(Connection& connection, const StatsOptions& options);
@@ -32,12 +42,12 @@ int RunStats(Connection& connection, const StatsOptions& options);
 grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
                         v1::GetStatsResponse* response);
 
-// The table: the group key (header from `by`: NAME, TAG or DEVICE), COUNT,
-// TOTAL, MEAN, P50, P95, P99, MAX, SHARE and the bar, in the daemon's order
-// (total, largest first), then one line with the span count and total op
-// time. `width` as Table::Render.
+// The table: the group key (header from `by`: NAME, TAG or DEVICE), the
+// node column if any, COUNT, TOTAL, MEAN, P50, P95, P99, MAX, SHARE and the
+// bar, in the daemon's order (total, largest first), then one line with
+// the span count and total op time. `width` as Table::Render.
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
-                             const Palette& palette);
+                             const Palette& palette, NodeColumn nodes = NodeColumn::kNone);
 
 }  // namespace optrace::cli
 

@@ -39,6 +39,21 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
     writer += "; last: " + palette.Paint(status.writer_last_error(), Tone::kProblem);
   }
   line("writer", writer);
+  if (status.has_forward()) {
+    const v1::ForwardStatus& f = status.forward();
+    std::string forward = fmt::format(
+        "to {} as node {}: {} spans sent in {} batches, backlog {} spans, {} errors", f.url(),
+        f.node(), f.spans_sent(), f.batches_sent(), f.backlog_spans(), f.errors());
+    if (f.spans_lost_to_retention() > 0) {
+      forward += palette.Paint(
+          fmt::format(", {} lost to retention before sending", f.spans_lost_to_retention()),
+          Tone::kProblem);
+    }
+    if (!f.last_error().empty()) {
+      forward += "; last: " + palette.Paint(f.last_error(), Tone::kProblem);
+    }
+    line("forward", forward);
+  }
   line("rejected",
        palette.Paint(fmt::format("{} segments, {} ABI violations", status.segments_rejected(),
                                  status.abi_violations()),

@@ -18,8 +18,9 @@ struct StatusOptions {
 int RunStatus(Connection& connection, const StatusOptions& options);
 
 // One fact per line ("daemon", "database", "producers", "ingest", "drops",
-// "writer", "rejected", "level"), then the named counters that are not
-// zero; losses and writer errors in the problem tone when present.
+// "writer", "forward" when the daemon forwards to ClickHouse, "rejected",
+// "level"), then the named counters that are not zero; losses and writer
+// and forwarding errors in the problem tone when present.
 std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view address,
                          const Palette& palette);
 

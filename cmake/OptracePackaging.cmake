@@ -62,7 +62,16 @@ install(FILES
           "${PROJECT_SOURCE_DIR}/docs/api.md"
           "${PROJECT_SOURCE_DIR}/docs/design.md"
           "${PROJECT_SOURCE_DIR}/docs/abi.md"
+          "${PROJECT_SOURCE_DIR}/docs/fleet.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT optrace)
+# The ClickHouse DDL that optraced runs when it forwards (docs/fleet.md),
+# for operators who create the tables themselves.
+install(FILES "${_optrace_deploy}/clickhouse/README.md"
+              "${_optrace_deploy}/clickhouse/spans_table.sql"
+              "${_optrace_deploy}/clickhouse/spans_distributed.sql"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/optrace/clickhouse" COMPONENT optrace)
+install(PROGRAMS "${_optrace_deploy}/clickhouse/create-tables.sh"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/optrace/clickhouse" COMPONENT optrace)
 install(FILES "${_optrace_deploy}/systemd/listen-tcp.conf"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples" COMPONENT optrace)
 

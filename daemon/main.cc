@@ -19,9 +19,10 @@
 #include "control/control_segment.h"
 #include "control/instance_lock.h"
 #include "drain/drain_loop.h"
+#include "forward/clickhouse_forwarder.h"
 #include "levels/level_policy.h"
-#include "service/systemd_notifier.h"
 #include "log/log.h"
+#include "service/systemd_notifier.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
 
@@ -36,7 +37,7 @@ constexpr int kExitFailure = 1;
 struct Flags {
   std::string config;
   std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
-      retention_max_age;
+      retention_max_age, forward_clickhouse, node;
   bool debug = false;
 };
 
@@ -71,8 +72,25 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
     }
     c->retention_max_age_ns = *age;
   }
+  if (f.forward_clickhouse) c->forward.url = *f.forward_clickhouse;
+  if (f.node) c->node = *f.node;
   if (f.debug) c->debug_log = true;
   return Status::Ok();
+}
+
+// Where the fleet's spans go and are read from, with the credentials read
+// from their file. Errors name the file (never its content).
+Result<FleetSource> FleetSourceOf(const ForwardConfig& forward) {
+  FleetSource source;
+  source.endpoint.url = forward.url;
+  source.endpoint.gzip = forward.gzip;
+  source.tables = {forward.database, forward.table, forward.cluster};
+  if (!forward.credentials_file.empty()) {
+    Status read = ReadCredentialsFile(forward.credentials_file, &source.endpoint.user,
+                                      &source.endpoint.password);
+    if (!read.ok()) return read;
+  }
+  return source;
 }
 
 Result<DaemonConfig> LoadConfig(const Flags& flags) {
@@ -143,6 +161,34 @@ int Run(const Flags& flags) {
     LogError("cannot read {}: {}", config.db, reader.status().message());
     return kExitFailure;
   }
+  // Forwarding to ClickHouse: its own thread and connections; the fleet
+  // queries use the same server and tables.
+  std::optional<FleetQueries> fleet;
+  std::unique_ptr<ClickHouseForwarder> forwarder;
+  if (!config.forward.url.empty()) {
+    auto source = FleetSourceOf(config.forward);
+    if (!source.ok()) {
+      LogError("{}", source.status().message());
+      return kExitUsage;
+    }
+    ForwarderOptions forward_options;
+    forward_options.db_path = config.db;
+    forward_options.endpoint = source.value().endpoint;
+    forward_options.tables = source.value().tables;
+    forward_options.node = NodeName(config);
+    forward_options.batch_spans = config.forward.batch_spans;
+    forward_options.flush_interval = std::chrono::nanoseconds(config.forward.flush_interval_ns);
+    auto started = ClickHouseForwarder::Start(std::move(forward_options));
+    if (!started.ok()) {
+      LogError("forwarding to ClickHouse: {}", started.status().message());
+      return kExitFailure;
+    }
+    forwarder = std::move(started).value();
+    fleet.emplace(std::move(source).value());
+    LogInfo("forwarding spans to ClickHouse at {} ({}) as node '{}'",
+            RedactedUrl(config.forward.url), fleet->source().tables.InsertTable(),
+            NodeName(config));
+  }
   auto control = ControlSegment::Create("/dev/shm", config.ns);
   if (!control.ok()) {
     LogError("{}", control.status().message());
@@ -172,7 +218,8 @@ int Run(const Flags& flags) {
   CallerIdentifier callers(&peers, config.admin_group);
   OpTraceService service(ServiceContext{&loop, &tails, store.value().get(), &callers, config.db,
                                         config.ns, OPTRACE_VERSION, config.level_rules,
-                                        std::chrono::steady_clock::now()});
+                                        std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
+                                        forwarder.get()});
   ApiServerOptions api_options{config.socket, config.admin_group, config.listen, config.tls_cert,
                                config.tls_key};
   auto server = ApiServer::Start(api_options, &service, &peers);
@@ -209,8 +256,11 @@ int Run(const Flags& flags) {
     }
     loop.SetPolicy(new_policy.value());
     if (reloaded.value().socket != config.socket || reloaded.value().db != config.db ||
-        reloaded.value().ns != config.ns || reloaded.value().listen != config.listen) {
-      LogWarning("reload: socket, listen, db and namespace changes take effect at restart");
+        reloaded.value().ns != config.ns || reloaded.value().listen != config.listen ||
+        reloaded.value().node != config.node || reloaded.value().forward != config.forward) {
+      LogWarning(
+          "reload: socket, listen, db, namespace, node and forward_clickhouse_* changes take "
+          "effect at restart");
     }
     LogInfo("reloaded config: default level {}, {} level rules", LevelName(reloaded.value().level),
             reloaded.value().level_rules.size());
@@ -221,6 +271,8 @@ int Run(const Flags& flags) {
   server.value()->Shutdown();
   loop.RequestStop();
   loop.Join();
+  // What is not sent yet stays in the database; the next start sends it.
+  forwarder.reset();
   return 0;
 }
 
@@ -251,6 +303,10 @@ int main(int argc, char** argv) {
   bool foreground = true;
   app.add_flag("--foreground", foreground,
                "run in the foreground (the default: for service managers)");
+  app.add_option("--forward-clickhouse", flags.forward_clickhouse,
+                 "forward every stored span to the ClickHouse HTTP interface at this URL "
+                 "(e.g. http://ch1:8123), and answer fleet queries from it");
+  app.add_option("--node", flags.node, "this machine's name in the fleet (default: the host name)");
   app.add_flag("--debug", flags.debug, "log debug messages");
   CLI11_PARSE(app, argc, argv);
 

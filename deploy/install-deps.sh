@@ -12,10 +12,14 @@ packages=(
   # libraries
   libboost-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev nlohmann-json3-dev
   libtomlplusplus-dev libre2-dev libsystemd-dev
+  # the ClickHouse forwarder: HTTP (libcurl) and gzip (zlib)
+  libcurl4-openssl-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
   # tests/bench/side_by_side.sh: the tracers and loggers optrace is compared with
   lttng-tools liblttng-ust-dev babeltrace2 libspdlog-dev
+  # the fleet tests: two real ClickHouse servers (tests/fleet/)
+  clickhouse-server clickhouse-client
   # fuzzing (libFuzzer) and the sanitizer runtimes
   clang-14 libclang-rt-14-dev
   # deploy: systemd-analyze and systemd-sysusers (units), dpkg-shlibdeps (cpack),

@@ -42,6 +42,13 @@ Result<SpanReader*> ThreadReader(const std::string& db_path) {
   return reader.get();
 }
 
+// QueryOps over this daemon's database.
+Result<QueryPage> LocalQueryOps(const std::string& db_path, const v1::QueryOpsRequest& request) {
+  auto reader = ThreadReader(db_path);
+  if (!reader.ok()) return reader.status();
+  return daemon::QueryOps(*reader.value(), request);
+}
+
 int64_t RealtimeNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -266,14 +273,32 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
+grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
+  if (ctx_.fleet == nullptr) {
+    return {StatusCode::FAILED_PRECONDITION,
+            "fleet queries need ClickHouse, and this daemon does not forward to one: start "
+            "optraced with --forward-clickhouse URL (or forward_clickhouse_url in its config)"};
+  }
+  if (!caller.admin) {
+    return {StatusCode::PERMISSION_DENIED,
+            "fleet queries show every user's spans: they need root, the daemon's user or its "
+            "admin group"};
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
                                       grpc::ServerWriter<v1::QueryOpsResponse>* writer) {
   const Caller caller = ctx_.callers->Identify(*ctx);
-  SessionRecord record;
-  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
-  auto reader = ThreadReader(ctx_.db_path);
-  if (!reader.ok()) return ToGrpc(reader.status());
-  auto page = daemon::QueryOps(*reader.value(), *request);
+  if (request->fleet()) {
+    if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
+  } else {
+    if (Status st = CheckNoFleetFields(*request); !st.ok()) return ToGrpc(st);
+    SessionRecord record;
+    if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  }
+  const Result<QueryPage> page =
+      request->fleet() ? ctx_.fleet->QueryOps(*request) : LocalQueryOps(ctx_.db_path, *request);
   if (!page.ok()) return ToGrpc(page.status());
   constexpr size_t kSpansPerMessage = 2000;
   const auto& spans = page.value().spans;
@@ -292,6 +317,11 @@ grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryO
 grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
                                       v1::GetStatsResponse* response) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  if (request->fleet()) {
+    if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
+    return ToGrpc(ctx_.fleet->GetStats(*request, response));
+  }
+  if (Status st = CheckNoFleetFields(*request); !st.ok()) return ToGrpc(st);
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
   auto reader = ThreadReader(ctx_.db_path);
@@ -303,6 +333,11 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
                                              const v1::CompareSessionsRequest* request,
                                              v1::CompareSessionsResponse* response) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  if (request->fleet()) {
+    if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
+    return ToGrpc(ctx_.fleet->CompareSessions(*request, response));
+  }
+  if (Status st = CheckNoFleetFields(*request); !st.ok()) return ToGrpc(st);
   SessionRecord a, b;
   if (grpc::Status st = LoadSession(request->session_a(), caller, &a); !st.ok()) return st;
   if (grpc::Status st = LoadSession(request->session_b(), caller, &b); !st.ok()) return st;
@@ -383,6 +418,25 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatus
   m["batches_dropped"] = store.batches_dropped;
   m["write_errors"] = store.write_errors;
   m["sessions_deleted_by_retention"] = store.sessions_deleted_by_retention;
+  if (ctx_.forwarder != nullptr) {
+    const ForwarderStatus f = ctx_.forwarder->GetStatus();
+    v1::ForwardStatus* out = response->mutable_forward();
+    out->set_url(f.url);
+    out->set_node(f.node);
+    out->set_table(f.table);
+    out->set_spans_sent(f.spans_sent);
+    out->set_batches_sent(f.batches_sent);
+    out->set_spans_lost_to_retention(f.spans_lost_to_retention);
+    out->set_errors(f.errors);
+    out->set_last_error(f.last_error);
+    out->set_backlog_spans(f.backlog_spans);
+    out->set_last_sent_unix_ns(f.last_sent_unix_ns);
+    m["forward_spans_sent"] = f.spans_sent;
+    m["forward_batches_sent"] = f.batches_sent;
+    m["forward_errors"] = f.errors;
+    m["forward_backlog_spans"] = f.backlog_spans;
+    m["forward_spans_lost_to_retention"] = f.spans_lost_to_retention;
+  }
   return grpc::Status::OK;
 }
 

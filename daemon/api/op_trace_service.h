@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "api/caller_identity.h"
+#include "api/fleet_queries.h"
 #include "api/tail_hub.h"
 #include "config/daemon_config.h"
 #include "drain/drain_loop.h"
+#include "forward/clickhouse_forwarder.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "storage/span_store.h"
 
@@ -28,6 +30,11 @@ struct ServiceContext {
   std::string version;
   std::vector<LevelRule> rules;  // as configured at start
   std::chrono::steady_clock::time_point started;
+  // Fleet queries (`fleet` in GetStats, QueryOps, CompareSessions); null
+  // when the daemon has no ClickHouse (they answer FAILED_PRECONDITION).
+  const FleetQueries* fleet = nullptr;
+  // For GetStatus; null when the daemon does not forward.
+  const ClickHouseForwarder* forwarder = nullptr;
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to
@@ -62,6 +69,10 @@ class OpTraceService final : public v1::OpTrace::Service {
   // The stored session `id` if the caller may see it: NOT_FOUND or
   // PERMISSION_DENIED otherwise.
   grpc::Status LoadSession(SessionId id, const Caller& caller, SessionRecord* out);
+  // OK when `caller` may ask a fleet query and this daemon can answer it:
+  // FAILED_PRECONDITION without ClickHouse, PERMISSION_DENIED for callers
+  // who do not see every uid's sessions.
+  grpc::Status CheckFleetAllowed(const Caller& caller) const;
 
   const ServiceContext ctx_;
 };

@@ -6,11 +6,11 @@
 #include <re2/re2.h>
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "api/flat_id_map.h"
+#include "api/op_filter_check.h"
 #include "api/string_cache.h"
 #include "common/status.h"
 #include "model/span.h"
@@ -28,62 +28,46 @@ namespace optrace::daemon {
 // check strings.status() after a pass. Thread rules: one thread at a time.
 class SpanFilter {
  public:
-  // Validates and compiles `filter` (patterns: see CompilePattern). `field` names it in messages
-  // ("filter"). Errors (kInvalidArgument) name the field and the problem: a
-  // pattern longer than kMaxPatternBytes (span_queries.h), one RE2 does not compile (with
-  // RE2's message), an unknown target or status, or a start_min after
-  // start_max.
+  // Validates (CheckOpFilter, whose errors it returns) and compiles
+  // `filter`; `field` names it in messages ("filter").
   static Result<SpanFilter> Compile(const v1::OpFilter& filter, std::string_view field,
                                     StringCache& strings);
 
   // Whether `span` passes every condition but the time range.
   bool Matches(const Span& span) {
-    if (target_ && span.target != *target_) return false;
-    if (device_ && span.device != *device_) return false;
-    if (status_ && span.status != *status_) return false;
-    if (span.duration_ns < min_duration_ns_) return false;
-    if (name_ && !TextMatches(*name_, span.name)) return false;
-    if (tag_ && !TextMatches(*tag_, span.tag)) return false;
+    const CheckedOpFilter& c = conditions_;
+    if (c.target && span.target != static_cast<uint8_t>(*c.target)) return false;
+    if (c.device && span.device != *c.device) return false;
+    if (c.status && span.status != *c.status) return false;
+    if (span.duration_ns < c.min_duration_ns) return false;
+    if (c.name && !TextMatches(*c.name, name_verdicts_, span.name)) return false;
+    if (c.tag && !TextMatches(*c.tag, tag_verdicts_, span.tag)) return false;
     return true;
   }
 
   // The time range, inclusive; no bound is the type's minimum / maximum.
-  int64_t min_start_ns() const { return min_start_ns_; }
-  int64_t max_start_ns() const { return max_start_ns_; }
+  int64_t min_start_ns() const { return conditions_.min_start_ns; }
+  int64_t max_start_ns() const { return conditions_.max_start_ns; }
 
  private:
-  // A compiled pattern and its verdict on each string id seen so far.
-  struct Pattern {
-    std::unique_ptr<RE2> regex;
-    FlatIdMap<uint8_t> verdicts;  // 1: matches
-  };
+  // A pattern's verdict on each string id seen so far (1: matches).
+  using Verdicts = FlatIdMap<uint8_t>;
 
-  explicit SpanFilter(StringCache& strings) : strings_(&strings) {}
+  SpanFilter(CheckedOpFilter conditions, StringCache& strings)
+      : conditions_(std::move(conditions)), strings_(&strings) {}
 
-  bool TextMatches(Pattern& pattern, StringId id) {
-    if (const uint8_t* verdict = pattern.verdicts.Find(id)) return *verdict != 0;
-    return MatchSlow(pattern, id);
+  bool TextMatches(const RE2& regex, Verdicts& verdicts, StringId id) {
+    if (const uint8_t* verdict = verdicts.Find(id)) return *verdict != 0;
+    return MatchSlow(regex, verdicts, id);
   }
-  // Runs the regex on the text of `id` and caches the verdict.
-  bool MatchSlow(Pattern& pattern, StringId id);
+  // Runs `regex` on the text of `id` and caches the verdict in `verdicts`.
+  bool MatchSlow(const RE2& regex, Verdicts& verdicts, StringId id);
 
+  CheckedOpFilter conditions_;
+  Verdicts name_verdicts_;  // of conditions_.name
+  Verdicts tag_verdicts_;   // of conditions_.tag
   StringCache* strings_;
-  std::optional<Pattern> name_;
-  std::optional<Pattern> tag_;
-  std::optional<uint8_t> target_;
-  std::optional<uint16_t> device_;
-  std::optional<SpanStatus> status_;
-  uint64_t min_duration_ns_ = 0;
-  int64_t min_start_ns_ = 0;
-  int64_t max_start_ns_ = 0;
 };
-
-// Compiles `pattern_untrusted` of request field `field` (e.g.
-// "filter.name_pattern") with RE2, refusing more than kMaxPatternBytes;
-// errors (kInvalidArgument) name the field and RE2's message. Also for the
-// service's own patterns (Tail), so that every pattern obeys one rule.
-Result<std::unique_ptr<RE2>> CompilePattern(std::string_view pattern_untrusted,
-                                            std::string_view field);
 
 }  // namespace optrace::daemon
 

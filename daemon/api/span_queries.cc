@@ -1,11 +1,12 @@
 #include "api/span_queries.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "api/comparison_rows.h"
+#include "api/duration_math.h"
 #include "api/flat_id_map.h"
 #include "api/page_scan.h"
 #include "api/proto_convert.h"
@@ -13,6 +14,7 @@
 #include "api/smallest_spans.h"
 #include "api/span_filter.h"
 #include "api/stats_groups.h"
+#include "api/stats_rows.h"
 #include "api/string_cache.h"
 #include "common/op_line.h"
 #include "storage/op_aggregate.h"
@@ -23,35 +25,6 @@ namespace {
 // GetStats reserves room for at most this many durations up front (512
 // MiB of address space, touched only as spans arrive).
 constexpr uint64_t kMaxReservedDurations = uint64_t{1} << 26;
-
-// a + b, capped at kMaxAggregateNs like the stored aggregates' totals (so
-// that differences of totals fit an int64).
-uint64_t AddCapped(uint64_t a, uint64_t b) {
-  a = std::min(a, kMaxAggregateNs);
-  b = std::min(b, kMaxAggregateNs);
-  return b > kMaxAggregateNs - a ? kMaxAggregateNs : a + b;
-}
-
-// total / count, 0 when count is 0.
-double Mean(uint64_t total, uint64_t count) {
-  return count == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(count);
-}
-
-// b / a, 0 when a is 0.
-double Ratio(double b, double a) { return a == 0.0 ? 0.0 : b / a; }
-
-// GROUP_BY_UNSPECIFIED is NAME; unknown values are refused.
-Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by) {
-  switch (by) {
-    case v1::GROUP_BY_UNSPECIFIED: return v1::GROUP_BY_NAME;
-    case v1::GROUP_BY_NAME:
-    case v1::GROUP_BY_TAG:
-    case v1::GROUP_BY_TARGET: return by;
-    default:
-      return Status::InvalidArgument("by " + std::to_string(by) +
-                                     " is not a known GroupBy (NAME, TAG or TARGET)");
-  }
-}
 
 // The GetStats group key of a span or an aggregate row with these fields:
 // the name or tag id, or the target and device ordinal packed.
@@ -87,6 +60,30 @@ QueryCursor CursorAfter(const std::vector<Span>& page, const std::optional<Query
 }
 
 }  // namespace
+
+Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by) {
+  switch (by) {
+    case v1::GROUP_BY_UNSPECIFIED:
+      return v1::GROUP_BY_NAME;
+    case v1::GROUP_BY_NAME:
+    case v1::GROUP_BY_TAG:
+    case v1::GROUP_BY_TARGET:
+      return by;
+    default:
+      return Status::InvalidArgument("by " + std::to_string(by) +
+                                     " is not a known GroupBy (NAME, TAG or TARGET)");
+  }
+}
+
+Result<v1::GroupBy> ValidCompareBy(v1::GroupBy by) {
+  Result<v1::GroupBy> valid = ValidGroupBy(by);
+  if (!valid.ok()) return valid.status();
+  if (valid.value() == v1::GROUP_BY_TARGET) {
+    return Status::InvalidArgument(
+        "by GROUP_BY_TARGET is not supported by CompareSessions: compare by NAME or TAG");
+  }
+  return valid;
+}
 
 Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& request) {
   const uint32_t limit = request.limit() == 0 ? kDefaultQueryLimit : request.limit();
@@ -164,10 +161,6 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   if (!scanned.ok()) return scanned;
 
   std::vector<StatsGroups::Row> rows = groups.TakeRows();
-  uint64_t session_total = 0;
-  for (const StatsGroups::Row& row : rows) {
-    session_total = AddCapped(session_total, row.totals.total_ns);
-  }
   std::vector<v1::OpStats> stats(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const StatsGroups::Row& row = rows[i];
@@ -176,49 +169,27 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
     out.set_count(row.totals.count);
     out.set_ok_count(row.totals.ok_count);
     out.set_total_ns(row.totals.total_ns);
-    out.set_mean_ns(Mean(row.totals.total_ns, row.totals.ok_count));
     out.set_min_ns(row.totals.min_ns);
     out.set_p50_ns(row.percentiles.p50);
     out.set_p95_ns(row.percentiles.p95);
     out.set_p99_ns(row.percentiles.p99);
     out.set_max_ns(row.totals.max_ns);
-    out.set_share(Ratio(static_cast<double>(row.totals.total_ns),
-                        static_cast<double>(session_total)));
   }
   if (!strings.status().ok()) return strings.status();
-  std::sort(stats.begin(), stats.end(), [](const v1::OpStats& a, const v1::OpStats& b) {
-    if (a.total_ns() != b.total_ns()) return a.total_ns() > b.total_ns();
-    return a.key() < b.key();
-  });
-  if (request.top() != 0 && stats.size() > request.top()) stats.resize(request.top());
-
-  response->Clear();
-  response->mutable_rows()->Reserve(static_cast<int>(stats.size()));
-  for (v1::OpStats& row : stats) *response->add_rows() = std::move(row);
-  response->set_total_ns(session_total);
-  response->set_spans(spans);
+  FinishStatsResponse(std::move(stats), request.top(), spans, response);
   return Status::Ok();
 }
 
 Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
                        v1::CompareSessionsResponse* response) {
-  Result<v1::GroupBy> by = ValidGroupBy(request.by());
+  Result<v1::GroupBy> by = ValidCompareBy(request.by());
   if (!by.ok()) return by.status();
-  if (by.value() == v1::GROUP_BY_TARGET) {
-    return Status::InvalidArgument(
-        "by GROUP_BY_TARGET is not supported by CompareSessions: compare by NAME or TAG");
-  }
   const bool by_name = by.value() == v1::GROUP_BY_NAME;
 
   // Per key, both sessions' totals, merged from their op_aggregates rows.
-  struct Side {
-    uint64_t count = 0;
-    uint64_t ok_count = 0;
-    uint64_t total_ns = 0;
-  };
   struct Pair {
     StringId key = 0;
-    Side side[2];
+    ComparisonSide side[2];
   };
   std::vector<Pair> pairs;
   FlatIdMap<uint32_t> index;  // key -> index in pairs
@@ -234,7 +205,7 @@ Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& req
       const uint32_t* found = index.Find(key);
       const uint32_t at = found != nullptr ? *found : index.Insert(key, pairs.size());
       if (at == pairs.size()) pairs.push_back({key, {}});
-      Side& side = pairs[at].side[s];
+      ComparisonSide& side = pairs[at].side[s];
       side.count += row.totals.count;
       side.ok_count += row.totals.ok_count;
       side.total_ns = AddCapped(side.total_ns, row.totals.total_ns);
@@ -243,42 +214,15 @@ Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& req
   }
 
   StringCache strings(reader);
-  std::vector<v1::Comparison> rows(pairs.size());
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const Side& a = pairs[i].side[0];
-    const Side& b = pairs[i].side[1];
-    v1::Comparison& out = rows[i];
-    out.set_key(strings.Get(pairs[i].key));
-    out.set_count_a(a.count);
-    out.set_count_b(b.count);
-    out.set_total_a_ns(a.total_ns);
-    out.set_total_b_ns(b.total_ns);
-    out.set_mean_a_ns(Mean(a.total_ns, a.ok_count));
-    out.set_mean_b_ns(Mean(b.total_ns, b.ok_count));
+  std::vector<v1::Comparison> rows;
+  rows.reserve(pairs.size());
+  for (const Pair& pair : pairs) {
     // A key is in a session when the session has an aggregate row for it,
     // that is at least one span of any status.
-    out.set_only_in_a(b.count == 0);
-    out.set_only_in_b(a.count == 0);
-    if (a.count != 0 && b.count != 0) {
-      out.set_total_ratio(Ratio(static_cast<double>(b.total_ns), static_cast<double>(a.total_ns)));
-      out.set_mean_ratio(Ratio(out.mean_b_ns(), out.mean_a_ns()));
-    }
-    // Both totals are capped at kMaxAggregateNs = INT64_MAX: the difference fits.
-    out.set_total_change_ns(static_cast<int64_t>(b.total_ns) - static_cast<int64_t>(a.total_ns));
+    rows.push_back(MakeComparison(strings.Get(pair.key), pair.side[0], pair.side[1]));
   }
   if (!strings.status().ok()) return strings.status();
-  std::sort(rows.begin(), rows.end(), [](const v1::Comparison& x, const v1::Comparison& y) {
-    const uint64_t dx = static_cast<uint64_t>(std::abs(x.total_change_ns()));
-    const uint64_t dy = static_cast<uint64_t>(std::abs(y.total_change_ns()));
-    if (dx != dy) return dx > dy;
-    return x.key() < y.key();
-  });
-
-  response->Clear();
-  response->mutable_rows()->Reserve(static_cast<int>(rows.size()));
-  for (v1::Comparison& row : rows) *response->add_rows() = std::move(row);
-  response->set_total_a_ns(totals[0]);
-  response->set_total_b_ns(totals[1]);
+  FinishCompareResponse(std::move(rows), totals[0], totals[1], response);
   return Status::Ok();
 }
 

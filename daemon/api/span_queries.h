@@ -63,6 +63,14 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
 Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
                        v1::CompareSessionsResponse* response);
 
+// GROUP_BY_UNSPECIFIED as GROUP_BY_NAME, the other known values as they
+// are; errors (kInvalidArgument) for unknown values.
+Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by);
+
+// ValidGroupBy, and kInvalidArgument for GROUP_BY_TARGET, which
+// CompareSessions does not support.
+Result<v1::GroupBy> ValidCompareBy(v1::GroupBy by);
+
 // Limits on request fields, for validation and docs.
 inline constexpr uint32_t kDefaultQueryLimit = 1000;
 inline constexpr uint32_t kMaxQueryLimit = 100000;

@@ -91,6 +91,67 @@ Status ReadLevelRules(const toml::node& node, std::vector<LevelRule>* out) {
   return Status::Ok();
 }
 
+Status ReadBool(const toml::node& node, const std::string& key, bool* out) {
+  auto b = node.value<bool>();
+  if (!b || !node.is_boolean()) return Status::InvalidArgument(key + ": expected true or false");
+  *out = *b;
+  return Status::Ok();
+}
+
+Status ReadCount(const toml::node& node, const std::string& key, uint64_t* out) {
+  auto i = node.value<int64_t>();
+  if (!i || !node.is_integer() || *i < 0) {
+    return Status::InvalidArgument(key + ": expected a whole number of at least 0");
+  }
+  *out = static_cast<uint64_t>(*i);
+  return Status::Ok();
+}
+
+// A ClickHouse database, table or cluster name that needs no quoting.
+bool IsPlainIdentifier(const std::string& name) {
+  if (name.empty() || name.size() > 64 || std::isdigit(static_cast<unsigned char>(name[0]))) {
+    return false;
+  }
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+Status ValidateForward(const ForwardConfig& f) {
+  if (f.url.empty()) return Status::Ok();
+  if (f.url.rfind("http://", 0) != 0 && f.url.rfind("https://", 0) != 0) {
+    return Status::InvalidArgument(
+        "forward_clickhouse_url must be ClickHouse's HTTP interface, like http://HOST:8123 "
+        "(it starts with http:// or https://)");
+  }
+  const std::pair<const char*, const std::string*> names[] = {
+      {"forward_clickhouse_database", &f.database},
+      {"forward_clickhouse_table", &f.table},
+  };
+  for (const auto& [key, value] : names) {
+    if (!IsPlainIdentifier(*value)) {
+      return Status::InvalidArgument(std::string(key) + " " + Quote(*value) +
+                                     " must be 1-64 characters of [A-Za-z0-9_], not starting "
+                                     "with a digit");
+    }
+  }
+  if (!f.cluster.empty() && !IsPlainIdentifier(f.cluster)) {
+    return Status::InvalidArgument("forward_clickhouse_cluster " + Quote(f.cluster) +
+                                   " must be 1-64 characters of [A-Za-z0-9_], not starting with "
+                                   "a digit (or \"\" for one server)");
+  }
+  if (f.batch_spans < kMinForwardBatchSpans || f.batch_spans > kMaxForwardBatchSpans) {
+    return Status::InvalidArgument(
+        "forward_clickhouse_batch_spans " + std::to_string(f.batch_spans) + " must be between " +
+        std::to_string(kMinForwardBatchSpans) + " and " + std::to_string(kMaxForwardBatchSpans));
+  }
+  if (f.flush_interval_ns <= 0) {
+    return Status::InvalidArgument("forward_clickhouse_flush_interval must be above 0");
+  }
+  return Status::Ok();
+}
+
 Status ReadUids(const toml::node& node, std::vector<uint32_t>* out) {
   const toml::array* uids = node.as_array();
   if (uids == nullptr) return Status::InvalidArgument("allowed_uids: expected an array of uids");
@@ -146,6 +207,10 @@ std::optional<int64_t> ParseDurationNs(const std::string& text) {
   uint64_t n = 0;
   std::string unit;
   if (!SplitNumber(text, &n, &unit)) return std::nullopt;
+  if (unit == "ms") {
+    if (n > static_cast<uint64_t>(INT64_MAX / 1'000'000)) return std::nullopt;
+    return static_cast<int64_t>(n) * 1'000'000;
+  }
   int64_t seconds;
   if (unit.empty() || unit == "s") {
     seconds = 1;
@@ -205,14 +270,35 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
     } else if (key == "admin_group") {
       st = ReadString(v, key, &c.admin_group);
     } else if (key == "debug_log") {
-      auto b = v.value<bool>();
-      if (!b || !v.is_boolean()) st = Status::InvalidArgument("debug_log: expected true or false");
-      else c.debug_log = *b;
+      st = ReadBool(v, key, &c.debug_log);
+    } else if (key == "node") {
+      st = ReadString(v, key, &c.node);
+    } else if (key == "forward_clickhouse_url") {
+      st = ReadString(v, key, &c.forward.url);
+    } else if (key == "forward_clickhouse_database") {
+      st = ReadString(v, key, &c.forward.database);
+    } else if (key == "forward_clickhouse_table") {
+      st = ReadString(v, key, &c.forward.table);
+    } else if (key == "forward_clickhouse_cluster") {
+      st = ReadString(v, key, &c.forward.cluster);
+    } else if (key == "forward_clickhouse_batch_spans") {
+      st = ReadCount(v, key, &c.forward.batch_spans);
+    } else if (key == "forward_clickhouse_flush_interval") {
+      st = ReadUnitValue(v, key, ParseDurationNs, "a duration like 500ms, 2s or 1m",
+                         &c.forward.flush_interval_ns);
+    } else if (key == "forward_clickhouse_credentials_file") {
+      st = ReadString(v, key, &c.forward.credentials_file);
+    } else if (key == "forward_clickhouse_gzip") {
+      st = ReadBool(v, key, &c.forward.gzip);
     } else {
       st = Status::InvalidArgument(
           "unknown key '" + key +
           "' (known: socket, listen, tls_cert, tls_key, db, namespace, level, level_rule, "
-          "retention_max_bytes, retention_max_age, allowed_uids, admin_group, debug_log)");
+          "retention_max_bytes, retention_max_age, allowed_uids, admin_group, debug_log, node, "
+          "forward_clickhouse_url, forward_clickhouse_database, forward_clickhouse_table, "
+          "forward_clickhouse_cluster, forward_clickhouse_batch_spans, "
+          "forward_clickhouse_flush_interval, forward_clickhouse_credentials_file, "
+          "forward_clickhouse_gzip)");
     }
     if (!st.ok()) return Status::InvalidArgument("config " + path + ": " + st.message());
   }
@@ -241,7 +327,22 @@ Status ValidateConfig(const DaemonConfig& c) {
   if (!c.listen.empty() && c.listen.rfind(':') == std::string::npos) {
     return Status::InvalidArgument("listen " + Quote(c.listen) + " must be HOST:PORT");
   }
-  return Status::Ok();
+  if (c.node.size() > 255) {
+    return Status::InvalidArgument("node " + Quote(c.node) + " is longer than 255 bytes");
+  }
+  for (char ch : c.node) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      return Status::InvalidArgument("node " + Quote(c.node) + " holds a control character");
+    }
+  }
+  return ValidateForward(c.forward);
+}
+
+std::string NodeName(const DaemonConfig& config) {
+  if (!config.node.empty()) return config.node;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "localhost";
+  return host;
 }
 
 }  // namespace optrace::daemon

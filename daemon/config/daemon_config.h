@@ -19,6 +19,25 @@ struct LevelRule {
   abi::LevelValue level = abi::LevelValue::kOff;
 };
 
+// Forwarding of stored spans to ClickHouse (daemon/forward/, docs/fleet.md).
+// Off while `url` is "".
+struct ForwardConfig {
+  std::string url;                   // ClickHouse's HTTP interface, http(s)://HOST:PORT
+  std::string database = "optrace";  // created if absent
+  std::string table = "spans";       // what fleet queries read (see cluster)
+  // "" = one ClickHouse server: `table` is a ReplacingMergeTree. Else the
+  // name of a cluster of ClickHouse's remote_servers: spans go to
+  // `table`_local on the server at `url`, and `table` is a Distributed table
+  // over every shard's `table`_local.
+  std::string cluster;
+  uint64_t batch_spans = 100'000;             // spans per INSERT, at most
+  int64_t flush_interval_ns = 1'000'000'000;  // a partial batch waits at most this long
+  std::string credentials_file;               // "user:password" on its first line; "" = none
+  bool gzip = false;                          // compress INSERT bodies
+
+  bool operator==(const ForwardConfig&) const = default;
+};
+
 struct DaemonConfig {
   std::string socket;                 // Unix socket of the gRPC API
   std::string listen;                 // HOST:PORT for TCP, "" = none
@@ -33,7 +52,19 @@ struct DaemonConfig {
   std::vector<uint32_t> allowed_uids;  // producers of these uids are served too
   std::string admin_group = "optrace";  // members see and control every uid's sessions
   bool debug_log = false;
+  std::string node;  // this machine's name in the fleet; "" = the host name
+  ForwardConfig forward;
 };
+
+// Limits of forward_clickhouse_batch_spans: one INSERT of at most this many
+// rows is one block for ClickHouse (max_insert_block_size is 1048576),
+// which it writes whole or not at all.
+inline constexpr uint64_t kMinForwardBatchSpans = 1;
+inline constexpr uint64_t kMaxForwardBatchSpans = 1'000'000;
+
+// `config.node`, or the host name when it is "" ("localhost" when even
+// that cannot be read).
+std::string NodeName(const DaemonConfig& config);
 
 // Defaults for the calling user, per the design: socket and database under
 // the runtime and state folders (root: /run/optrace, /var/lib/optrace),
@@ -47,11 +78,12 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config);
 
 // Parses "1073741824", "512MiB", "1GB", "64k"... into bytes.
 std::optional<uint64_t> ParseByteSize(const std::string& text);
-// Parses "30s", "15m", "12h", "7d" or plain seconds into nanoseconds.
+// Parses "250ms", "30s", "15m", "12h", "7d" or plain seconds into nanoseconds.
 std::optional<int64_t> ParseDurationNs(const std::string& text);
 
 // Checks cross-field rules once everything is applied (namespace
-// characters, TLS files in pairs, absolute paths...).
+// characters, TLS files in pairs, absolute paths, the forwarder's URL,
+// names and limits...).
 Status ValidateConfig(const DaemonConfig& config);
 
 }  // namespace optrace::daemon

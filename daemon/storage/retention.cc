@@ -42,6 +42,15 @@ Status Retention::PrepareStatements() {
                   "', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)");
   if (!high_water.ok()) return high_water.status();
   record_high_water_ = std::move(high_water).value();
+  // Spans of the session that the forwarder has not sent yet (its pages
+  // above the cursor) are lost to it: counted where they go. No row, no
+  // forwarder: nothing to count.
+  Result<SqliteStatement> unforwarded = db_.Prepare(
+      "UPDATE forward_cursor SET spans_lost_to_retention = spans_lost_to_retention + "
+      "(SELECT coalesce(sum(span_count), 0) FROM span_pages WHERE session_id = ?1 "
+      "AND id > forward_cursor.page_id)");
+  if (!unforwarded.ok()) return unforwarded.status();
+  count_unforwarded_ = std::move(unforwarded).value();
   for (const auto& [table, column] : kSessionTables) {
     Result<SqliteStatement> remove =
         db_.Prepare(std::string("DELETE FROM ") + table + " WHERE " + column + " = ?");
@@ -126,6 +135,9 @@ Status Retention::DeleteSession(SessionId session) {
   record_high_water_.BindUint64(1, session);
   Status recorded = record_high_water_.Run();
   if (!recorded.ok()) return recorded;
+  count_unforwarded_.BindUint64(1, session);
+  Status counted = count_unforwarded_.Run();
+  if (!counted.ok()) return counted;
   for (SqliteStatement& remove : delete_rows_) {
     remove.BindUint64(1, session);
     Status removed = remove.Run();

@@ -33,7 +33,9 @@ class Retention {
   // before `now_ns` - max_age_ns; then, while the database is above
   // max_bytes, the ended session that ended first (running sessions are
   // never deleted, so the bound can be exceeded when they hold everything).
-  // A session goes with all its rows, each in one transaction. After any
+  // A session goes with all its rows, each in one transaction; spans of it
+  // that the forwarder has not sent are added to
+  // forward_cursor.spans_lost_to_retention in the same transaction. After any
   // deletion, frees the pages (incremental_vacuum) and checkpoints the WAL
   // with truncation so that the files shrink. Returns the number of
   // sessions deleted; on an SQLite error, returns it (sessions deleted
@@ -52,6 +54,7 @@ class Retention {
   const RetentionPolicy policy_;
   SqliteStatement select_ended_before_;
   SqliteStatement record_high_water_;
+  SqliteStatement count_unforwarded_;
   std::vector<SqliteStatement> delete_rows_;  // one per table, each binding session_id
 };
 

@@ -100,8 +100,39 @@ CREATE TABLE ring_cursors(
   PRIMARY KEY (session_id, ring)) WITHOUT ROWID;
 )sql";
 
+// Version 2, for forwarding spans to ClickHouse (daemon/forward/).
+// span_pages gets AUTOINCREMENT: page ids then only grow, even after
+// retention deleted the pages with the highest ids, so that "every page
+// with an id up to N" (the forwarder's cursor) never takes in a later page.
+// SQLite cannot add it to a table in place: the table is copied. The
+// forward_cursor table has at most one row, created by the forwarder when it
+// first starts (retention counts unsent pages only when it exists).
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE span_pages_v2(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id INTEGER NOT NULL,
+  first_start_ns INTEGER NOT NULL,
+  last_start_ns INTEGER NOT NULL,
+  span_count INTEGER NOT NULL,
+  data BLOB NOT NULL);
+INSERT INTO span_pages_v2(id, session_id, first_start_ns, last_start_ns, span_count, data)
+  SELECT id, session_id, first_start_ns, last_start_ns, span_count, data FROM span_pages
+  ORDER BY id;
+DROP TABLE span_pages;
+ALTER TABLE span_pages_v2 RENAME TO span_pages;
+CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, last_start_ns);
+CREATE TABLE forward_cursor(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  store_id INTEGER NOT NULL,
+  page_id INTEGER NOT NULL,
+  spans_sent INTEGER NOT NULL,
+  batches_sent INTEGER NOT NULL,
+  spans_lost_to_retention INTEGER NOT NULL);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
+    {2, kSchemaV2},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -66,6 +66,10 @@ Status SpanReader::PrepareStatements() {
       {&select_aggregates_, std::string("SELECT ") + kOpAggregateColumns +
                                 " FROM op_aggregates WHERE session_id = ? "
                                 "ORDER BY name, tag, target, device"},
+      // Both are rowid range scans.
+      {&select_pages_after_,
+       "SELECT id, session_id, span_count, data FROM span_pages WHERE id > ? ORDER BY id"},
+      {&count_spans_after_, "SELECT coalesce(sum(span_count), 0) FROM span_pages WHERE id > ?"},
   };
   for (const auto& [statement, sql] : statements) {
     Result<SqliteStatement> prepared = db_->Prepare(sql);
@@ -233,6 +237,42 @@ Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {
       [](const SqliteStatement& row) { return ReadOpAggregate(row, 0); }, &rows);
   if (!status.ok()) return status;
   return rows;
+}
+
+Result<std::vector<StoredSpanPage>> SpanReader::PagesAfter(uint64_t after_page_id,
+                                                           size_t max_spans) {
+  ScopedStatementReset reset(select_pages_after_);
+  select_pages_after_.BindUint64(1, after_page_id);
+  std::vector<StoredSpanPage> pages;
+  size_t spans = 0;
+  while (true) {
+    Result<bool> row = select_pages_after_.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return pages;
+    const int64_t count = select_pages_after_.ColumnInt64(2);
+    if (!pages.empty() && (count < 0 || static_cast<uint64_t>(count) > max_spans - spans)) {
+      return pages;
+    }
+    const uint64_t id = select_pages_after_.ColumnUint64(0);
+    const std::string where = db_->path() + ": span page " + std::to_string(id);
+    Result<std::vector<Span>> decoded = span_page::Decode(select_pages_after_.ColumnBlob(3));
+    if (!decoded.ok()) return InContext(decoded.status(), where);
+    if (static_cast<uint64_t>(count) != decoded->size()) {
+      return Status::InvalidArgument(where + ": holds " + std::to_string(decoded->size()) +
+                                     " spans, its row says " + std::to_string(count));
+    }
+    spans += decoded->size();
+    pages.push_back({id, select_pages_after_.ColumnUint64(1), std::move(decoded).value()});
+    if (spans >= max_spans) return pages;
+  }
+}
+
+Result<uint64_t> SpanReader::SpanCountAfter(uint64_t after_page_id) {
+  ScopedStatementReset reset(count_spans_after_);
+  count_spans_after_.BindUint64(1, after_page_id);
+  Result<bool> row = count_spans_after_.Step();
+  if (!row.ok()) return row.status();
+  return row.value() ? count_spans_after_.ColumnUint64(0) : uint64_t{0};
 }
 
 }  // namespace optrace::daemon

@@ -23,6 +23,14 @@
 
 namespace optrace::daemon {
 
+// One stored span page, as the forwarder reads them: its id (the order in
+// which pages were committed), its session and its spans in start order.
+struct StoredSpanPage {
+  uint64_t id = 0;
+  SessionId session = 0;
+  std::vector<Span> spans;
+};
+
 // Owns a read-only connection of its own to a database that SpanStore
 // writes (WAL mode lets it read while the writer commits). Each call reads
 // one consistent snapshot, the state after some commit (see Snapshot to
@@ -86,6 +94,17 @@ class SpanReader {
   // The op_aggregates rows of `session`, by name, tag, target, device.
   Result<std::vector<OpAggregateRow>> Aggregates(SessionId session);
 
+  // The span pages with an id above `after_page_id`, in id order: as many
+  // whole pages as hold at most `max_spans` spans together, but always the
+  // first one (a page may hold more than max_spans); none when there are no
+  // such pages. Page ids only grow (schema version 2), so a caller that
+  // remembers the last id it handled sees every later page exactly once.
+  // A page that fails to decode ends the read with an error naming it.
+  Result<std::vector<StoredSpanPage>> PagesAfter(uint64_t after_page_id, size_t max_spans);
+
+  // The number of spans in the pages with an id above `after_page_id`.
+  Result<uint64_t> SpanCountAfter(uint64_t after_page_id);
+
  private:
   explicit SpanReader(std::unique_ptr<SqliteConnection> db) : db_(std::move(db)) {}
   Status PrepareStatements();
@@ -112,6 +131,8 @@ class SpanReader {
   SqliteStatement select_halves_;
   SqliteStatement select_cursors_;
   SqliteStatement select_aggregates_;
+  SqliteStatement select_pages_after_;
+  SqliteStatement count_spans_after_;
 };
 
 }  // namespace optrace::daemon

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exit_codes.h"
 #include "subprocess.h"
 
 namespace optrace::cli {
@@ -52,6 +53,34 @@ TEST(DiffTableTest, Header_CountsAndTotalsOfBoth) {
   for (const char* column : {"COUNT A", "COUNT B", "TOTAL A", "TOTAL B", "CHANGE", "B/A"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column;
   }
+}
+
+TEST(DiffSidesTest, Sessions_Numbers_Parsed) {
+  DiffOptions options;
+  EXPECT_FALSE(ParseDiffSides("12", "13", &options).has_value());
+  EXPECT_EQ(options.session_a, 12u);
+  EXPECT_EQ(options.session_b, 13u);
+}
+
+TEST(DiffSidesTest, Sessions_NotNumbers_UsageErrorNamesArgument) {
+  DiffOptions options;
+  const std::optional<CliError> error = ParseDiffSides("12", "gpu-7", &options);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->exit_code, kExitUsage);
+  EXPECT_NE(error->message.find("B 'gpu-7' is not a session id"), std::string::npos)
+      << error->message;
+}
+
+TEST(DiffSidesTest, Fleet_Selectors_Parsed) {
+  DiffOptions options;
+  options.fleet = true;
+  EXPECT_FALSE(ParseDiffSides("gpu-3", "label=fused", &options).has_value());
+  EXPECT_EQ(options.fleet_a.node(), "gpu-3");
+  EXPECT_EQ(options.fleet_b.label(), "fused");
+  const std::optional<CliError> error = ParseDiffSides("host=x", "*", &options);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->message.find("A 'host=x' is not a fleet selector"), std::string::npos)
+      << error->message;
 }
 
 }  // namespace

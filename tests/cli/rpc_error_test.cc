@@ -38,5 +38,23 @@ TEST(ErrorFromRpcTest, Other_OneLineNamingTheDaemon) {
   EXPECT_EQ(e.message.find('\n'), std::string::npos);
 }
 
+TEST(ErrorFromRpcTest, UnavailableFromClickHouse_DaemonMessageExit1) {
+  const CliError e =
+      ErrorFromRpc(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                "ClickHouse at http://ch1:8123: Couldn't connect to server"),
+                   "/run/optrace/optraced.sock");
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message,
+            "fleet query failed: ClickHouse at http://ch1:8123: Couldn't connect to server");
+}
+
+TEST(ErrorFromRpcTest, FailedPrecondition_DaemonMessageExit1) {
+  const CliError e = ErrorFromRpc(
+      grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "fleet queries need ClickHouse"),
+      "/run/optrace/optraced.sock");
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message, "fleet queries need ClickHouse");
+}
+
 }  // namespace
 }  // namespace optrace::cli

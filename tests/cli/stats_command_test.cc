@@ -88,5 +88,20 @@ TEST(StatsTableTest, GroupWithoutTimedSpans_DashesNotZeros) {
   EXPECT_EQ(lines[1].find("0 ns"), std::string::npos) << lines[1];
 }
 
+TEST(StatsTableTest, Fleet_NodeColumns_AfterTheKey) {
+  v1::GetStatsResponse stats = TwoGroups();
+  stats.mutable_rows(0)->set_nodes(12);
+  stats.mutable_rows(0)->set_node("gpu-node-7");
+  const auto counts = SplitLines(
+      RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false), NodeColumn::kNodeCount));
+  EXPECT_LT(counts[0].find("NODES"), counts[0].find("COUNT")) << counts[0];
+  EXPECT_NE(counts[1].find(" 12 "), std::string::npos) << counts[1];
+  const auto names = SplitLines(
+      RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false), NodeColumn::kNodeName));
+  EXPECT_LT(names[0].find("NODE"), names[0].find("COUNT")) << names[0];
+  EXPECT_EQ(names[0].find("NODES"), std::string::npos) << names[0];
+  EXPECT_NE(names[1].find("gpu-node-7"), std::string::npos) << names[1];
+}
+
 }  // namespace
 }  // namespace optrace::cli

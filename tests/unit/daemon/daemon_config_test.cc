@@ -1,6 +1,7 @@
 #include "config/daemon_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -116,6 +117,81 @@ TEST(LevelPolicyTest, LiveLevel_MostVerboseUnlessOverridden) {
       << "an explicit SetLevel replaces both";
   EXPECT_EQ(ComputeLiveLevel(L::kOff, L::kOff, L::kOff, L::kTrace), L::kTrace)
       << "a live tail raises even an override";
+}
+
+TEST(DaemonConfigTest, ForwardKeys_EveryKeyApplied) {
+  testing::TempFolder folder;
+  DaemonConfig c = DefaultConfig();
+  EXPECT_TRUE(c.forward.url.empty()) << "forwarding is off by default";
+  const Status st = ApplyConfigFile(WriteFile(folder, R"(
+node = "gpu-17"
+forward_clickhouse_url = "http://ch1:8123"
+forward_clickhouse_database = "traces"
+forward_clickhouse_table = "ops"
+forward_clickhouse_cluster = "fleet"
+forward_clickhouse_batch_spans = 50000
+forward_clickhouse_flush_interval = "500ms"
+forward_clickhouse_credentials_file = "/etc/optrace/clickhouse.credentials"
+forward_clickhouse_gzip = true
+)"),
+                                    &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(c.node, "gpu-17");
+  EXPECT_EQ(NodeName(c), "gpu-17");
+  EXPECT_EQ(c.forward.url, "http://ch1:8123");
+  EXPECT_EQ(c.forward.database, "traces");
+  EXPECT_EQ(c.forward.table, "ops");
+  EXPECT_EQ(c.forward.cluster, "fleet");
+  EXPECT_EQ(c.forward.batch_spans, 50000u);
+  EXPECT_EQ(c.forward.flush_interval_ns, 500'000'000);
+  EXPECT_EQ(c.forward.credentials_file, "/etc/optrace/clickhouse.credentials");
+  EXPECT_TRUE(c.forward.gzip);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(DaemonConfigTest, Malicious_BadForwardValues_ValidationNamesKey) {
+  struct Case {
+    void (*set)(DaemonConfig*);
+    const char* expect;
+  };
+  const Case cases[] = {
+      {[](DaemonConfig* c) { c->forward.url = "ch1:8123"; }, "forward_clickhouse_url must be"},
+      {[](DaemonConfig* c) { c->forward.table = "spans; DROP TABLE x"; },
+       "forward_clickhouse_table 'spans; DROP TABLE x' must be"},
+      {[](DaemonConfig* c) { c->forward.database = "1db"; }, "forward_clickhouse_database '1db'"},
+      {[](DaemonConfig* c) { c->forward.cluster = "a-b"; }, "forward_clickhouse_cluster 'a-b'"},
+      {[](DaemonConfig* c) { c->forward.batch_spans = 0; }, "forward_clickhouse_batch_spans 0"},
+      {[](DaemonConfig* c) { c->forward.batch_spans = 2'000'000; },
+       "forward_clickhouse_batch_spans 2000000 must be between 1 and 1000000"},
+      {[](DaemonConfig* c) { c->forward.flush_interval_ns = 0; },
+       "forward_clickhouse_flush_interval must be above 0"},
+      {[](DaemonConfig* c) { c->node = "a\nb"; }, "node 'a\nb' holds a control character"},
+  };
+  for (const Case& test : cases) {
+    DaemonConfig c = DefaultConfig();
+    c.forward.url = "http://ch1:8123";
+    test.set(&c);
+    const Status st = ValidateConfig(c);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << test.expect;
+    EXPECT_NE(st.message().find(test.expect), std::string::npos) << st.message();
+  }
+}
+
+TEST(DaemonConfigTest, ForwardOff_BadForwardNames_NotChecked) {
+  DaemonConfig c = DefaultConfig();
+  c.forward.table = "not checked while url is empty";
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+TEST(DaemonConfigTest, ParseDurationNs_Milliseconds_Accepted) {
+  EXPECT_EQ(ParseDurationNs("250ms"), 250'000'000);
+  EXPECT_FALSE(ParseDurationNs("99999999999999999ms").has_value());
+}
+
+TEST(DaemonConfigTest, NodeName_Unset_HostName) {
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(NodeName(DefaultConfig()), host);
 }
 
 }  // namespace

@@ -178,5 +178,48 @@ TEST_F(RetentionTest, Store_AgeBoundAndACommit_OldSessionsDeletedAndCounted) {
   EXPECT_EQ(SessionIds(), (std::vector<std::string>{"3", "5"}));
 }
 
+// The forwarder's cursor (schema version 2) says pages up to session 1's
+// are in ClickHouse: deleting sessions 1 and 2 loses session 2's spans to
+// it, and only those.
+TEST_F(RetentionTest, ForwardCursor_UnsentPagesDeleted_CountedLostToRetention) {
+  WriteFourSessions();
+  const std::string session1_page =
+      QueryColumn(path_, "SELECT id FROM span_pages WHERE session_id = 1")[0];
+  QueryColumn(path_,
+              "INSERT INTO forward_cursor(id, store_id, page_id, spans_sent, batches_sent, "
+              "spans_lost_to_retention) VALUES(1, 7, " +
+                  session1_page + ", 0, 0, 0)");
+  Result<uint64_t> deleted = Enforce({.max_age_ns = 750 * kSecond}, 1000 * kSecond);
+  ASSERT_TRUE(deleted.ok()) << deleted.status().message();
+  EXPECT_EQ(deleted.value(), 2u);
+  EXPECT_EQ(QueryColumn(path_, "SELECT spans_lost_to_retention FROM forward_cursor"),
+            std::vector<std::string>{std::to_string(kSpansPerSession)});
+}
+
+TEST_F(RetentionTest, NoForwardCursor_SessionsDeleted_NothingCountedNoRowMade) {
+  WriteFourSessions();
+  ASSERT_TRUE(Enforce({.max_age_ns = 750 * kSecond}, 1000 * kSecond).ok());
+  EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM forward_cursor"),
+            std::vector<std::string>{"0"});
+}
+
+// The forwarder's cursor is "every page up to id N": a page id must never
+// be given again, even after the pages with the highest ids were deleted.
+TEST_F(RetentionTest, Deleted_NewestPage_PageIdNeverReused) {
+  WriteFourSessions();
+  const std::string newest = QueryColumn(path_, "SELECT max(id) FROM span_pages")[0];
+  ASSERT_TRUE(Enforce({.max_age_ns = 1}, 1000 * kSecond).ok());
+  ASSERT_EQ(SessionIds(), std::vector<std::string>{"3"});
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  StoreBatch batch;
+  batch.sequence = 5;
+  batch.spans = {{3, SpanRun(1'000'000, 50 * kSecond, 10)}};
+  ASSERT_TRUE(store.value()->Submit(std::move(batch)));
+  ASSERT_TRUE(store.value()->Flush(20'000));
+  EXPECT_GT(std::stoull(QueryColumn(path_, "SELECT max(id) FROM span_pages")[0]),
+            std::stoull(newest));
+}
+
 }  // namespace
 }  // namespace optrace::daemon

@@ -182,5 +182,43 @@ TEST_F(SpanReaderTest, Malicious_ValuesOutOfFieldRange_ErrorsNameColumn) {
             std::string::npos);
 }
 
+TEST_F(SpanReaderTest, PagesAfter_MaxSpans_WholePagesInIdOrderAtLeastOne) {
+  const std::vector<Span> all = WriteThreePages();
+  auto reader = OpenReader(path_);
+  Result<std::vector<StoredSpanPage>> two = reader->PagesAfter(0, 2500);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  ASSERT_EQ(two->size(), 2u) << "a third page would pass 2500 spans";
+  EXPECT_EQ(two.value()[0].session, 1u);
+  EXPECT_LT(two.value()[0].id, two.value()[1].id);
+  EXPECT_EQ(two.value()[1].spans, std::vector<Span>(all.begin() + 1000, all.begin() + 2000));
+  Result<std::vector<StoredSpanPage>> one = reader->PagesAfter(two.value()[1].id, 10);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_EQ(one->size(), 1u) << "a page larger than max_spans still comes whole";
+  EXPECT_EQ(one.value()[0].spans.size(), 1000u);
+  Result<std::vector<StoredSpanPage>> none = reader->PagesAfter(one.value()[0].id, 10);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(SpanReaderTest, SpanCountAfter_PageIds_SpansOfLaterPages) {
+  WriteThreePages();
+  auto reader = OpenReader(path_);
+  const std::vector<std::string> ids = QueryColumn(path_, "SELECT id FROM span_pages ORDER BY id");
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(reader->SpanCountAfter(0).value(), 3000u);
+  EXPECT_EQ(reader->SpanCountAfter(std::stoull(ids[0])).value(), 2000u);
+  EXPECT_EQ(reader->SpanCountAfter(std::stoull(ids[2])).value(), 0u);
+}
+
+TEST_F(SpanReaderTest, Malicious_PagesAfterCorruptPage_ErrorNamesPage) {
+  WriteThreePages();
+  QueryColumn(path_, "UPDATE span_pages SET data = x'01ffffffff0f0000' WHERE id = 2");
+  auto reader = OpenReader(path_);
+  Result<std::vector<StoredSpanPage>> pages = reader->PagesAfter(0, 100'000);
+  ASSERT_FALSE(pages.ok());
+  EXPECT_NE(pages.status().message().find("span page 2"), std::string::npos)
+      << pages.status().message();
+}
+
 }  // namespace
 }  // namespace optrace::daemon

@@ -18,6 +18,7 @@
 #include <map>
 #include <thread>
 
+#include "storage/schema.h"
 #include "storage/span_reader.h"
 #include "store_test_data.h"
 #include "temp_folder.h"
@@ -94,7 +95,7 @@ TEST_F(SpanStoreTest, Open_AbsentFolder_CreatesDatabaseWithVersionedSchema) {
   ASSERT_TRUE(store.ok()) << store.status().message();
   store.value().reset();
   EXPECT_EQ(QueryColumn(nested, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            std::vector<std::string>{"1"});
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
   EXPECT_EQ(QueryColumn(nested, "PRAGMA auto_vacuum"), std::vector<std::string>{"2"})
       << "2 = incremental";
   EXPECT_EQ(QueryColumn(nested, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
@@ -113,7 +114,44 @@ TEST_F(SpanStoreTest, Open_ExistingDatabase_KeepsDataAndVersion) {
   auto reader = OpenReader(path_);
   EXPECT_EQ(ReadSpans(*reader, 1).size(), 20u);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            std::vector<std::string>{"1"});
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+}
+
+// A database of schema version 1 (before forwarding): span_pages without
+// AUTOINCREMENT, no forward_cursor. Opening it migrates it, pages kept.
+TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Submit(SpansBatch(1, 1, SpanRun(1, 1000, 10))));
+    ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  for (const char* sql :
+       {"DROP TABLE forward_cursor",
+        "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
+        "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
+        "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
+        "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
+        "ALTER TABLE span_pages_v1 RENAME TO span_pages",
+        "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
+        "last_start_ns)",
+        "DELETE FROM sqlite_sequence", "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}) {
+    ASSERT_EQ(QueryColumn(path_, sql), std::vector<std::string>{}) << sql;
+  }
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+  EXPECT_EQ(QueryColumn(path_, "SELECT group_concat(id) FROM span_pages"),
+            std::vector<std::string>{"1,2"});
+  EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM forward_cursor"),
+            std::vector<std::string>{"0"});
+  EXPECT_NE(QueryColumn(path_, "SELECT sql FROM sqlite_schema WHERE name = 'span_pages'")[0].find(
+                "AUTOINCREMENT"),
+            std::string::npos);
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(ReadSpans(*reader, 1).size(), 20u);
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 TEST_F(SpanStoreTest, Open_NewerSchemaVersion_RefusedNamingBoth) {
@@ -122,7 +160,8 @@ TEST_F(SpanStoreTest, Open_NewerSchemaVersion_RefusedNamingBoth) {
   Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_NE(store.status().message().find("schema version 99 is newer than this build's 1"),
+  EXPECT_NE(store.status().message().find("schema version 99 is newer than this build's " +
+                                          std::to_string(kSchemaVersion)),
             std::string::npos)
       << store.status().message();
   EXPECT_FALSE(SpanReader::Open(path_).ok());

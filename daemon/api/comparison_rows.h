@@ -1,0 +1,34 @@
+// The rows of CompareSessions, shared by two sessions' comparison and the
+// fleet's: one key's two sides, their ratios, and the order of the rows.
+#ifndef OPTRACE_DAEMON_API_COMPARISON_ROWS_H_
+#define OPTRACE_DAEMON_API_COMPARISON_ROWS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "optrace/v1/optrace.pb.h"
+
+namespace optrace::daemon {
+
+// One side's totals for one key.
+struct ComparisonSide {
+  uint64_t count = 0;     // spans of any status
+  uint64_t ok_count = 0;  // spans with a duration
+  uint64_t total_ns = 0;  // capped at kMaxAggregateNs
+};
+
+// The row of `key`: counts, totals, means (total / ok_count); a key is
+// only in a side that has no span of it at all; ratios are b / a, 0 when
+// the key is in one side only or a denominator is 0; total_change_ns =
+// total_b - total_a. Thread rules: pure.
+v1::Comparison MakeComparison(std::string key, const ComparisonSide& a, const ComparisonSide& b);
+
+// Fills `response` with `rows` by |total_change_ns|, largest first, ties by
+// key, and the sides' totals. Thread rules: pure.
+void FinishCompareResponse(std::vector<v1::Comparison> rows, uint64_t total_a_ns,
+                           uint64_t total_b_ns, v1::CompareSessionsResponse* response);
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_API_COMPARISON_ROWS_H_
