@@ -54,7 +54,7 @@ bool TailSubscription::NameMatches(StringId name, StringId tag, const StringDict
   return false;
 }
 
-void TailSubscription::Push(const v1::TailResponse& item) {
+void TailSubscription::Push(v1::TailResponse item) {
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -64,7 +64,7 @@ void TailSubscription::Push(const v1::TailResponse& item) {
       // The stream's thread takes the whole queue when it wakes: only the
       // first item after it emptied needs to wake it.
       wake = queue_.empty() && skipped_ == 0;
-      queue_.push_back(item);
+      queue_.push_back(std::move(item));
     }
   }
   if (wake) ready_.notify_one();
@@ -166,84 +166,93 @@ const std::vector<std::shared_ptr<TailSubscription>>& TailHub::Current() {
   return current_;
 }
 
+template <typename Wants, typename Build>
+void TailHub::Deliver(Wants&& wants, Build&& build) {
+  wanting_.clear();
+  for (const auto& sub : Current()) {
+    if (wants(*sub)) wanting_.push_back(sub.get());
+  }
+  if (wanting_.empty()) return;
+  v1::TailResponse item;
+  build(&item);
+  for (size_t i = 0; i + 1 < wanting_.size(); ++i) wanting_[i]->Push(item);
+  wanting_.back()->Push(std::move(item));
+}
+
 void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t duration_ns,
                      const StringDictionary& strings) {
-  std::optional<v1::TailResponse> item;  // built once, for the first tail that wants it
-  for (const auto& sub : Current()) {
-    const auto& f = sub->filter();
-    if (!f.events || f.level < abi::LevelValue::kTrace || !sub->CoversProducer(session)) continue;
-    if (f.target != 0 && f.target != half.target) continue;
-    if (f.device && *f.device != half.device) continue;
-    // With a minimum duration only COMPLETEs long enough are shown.
-    if (f.min_duration_ns != 0 && (half.kind == kLaunch || duration_ns < f.min_duration_ns)) continue;
-    if (!sub->NameMatches(half.name, half.tag, strings)) continue;
-    if (!item) {
-      item.emplace();
-      v1::LiveEvent* e = item->mutable_event();
-      FillEventHeader(session, e);
-      e->set_kind(KindToProto(half.kind));
-      e->set_op_id(half.op_id);
-      e->set_parent_op_id(half.parent_op_id);
-      e->set_name(strings.Text(half.name));
-      e->set_tag(strings.Text(half.tag));
-      e->set_source_location(strings.Text(half.srcloc));
-      e->mutable_device()->set_target(TargetToProto(half.target));
-      e->mutable_device()->set_ordinal(half.device);
-      e->mutable_device()->set_stream(half.stream);
-      e->set_unix_ns(half.ts_ns);
-      e->set_thread(half.tid);
-      e->set_device_duration_ns(half.device_ns);
-      e->set_level(v1::LEVEL_TRACE);
-      e->set_duration_ns(duration_ns);
-    }
-    sub->Push(*item);
-  }
+  Deliver(
+      [&](TailSubscription& sub) {
+        const auto& f = sub.filter();
+        if (!f.events || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session)) return false;
+        if (f.target != 0 && f.target != half.target) return false;
+        if (f.device && *f.device != half.device) return false;
+        // With a minimum duration only COMPLETEs long enough are shown.
+        if (f.min_duration_ns != 0 && (half.kind == kLaunch || duration_ns < f.min_duration_ns)) {
+          return false;
+        }
+        return sub.NameMatches(half.name, half.tag, strings);
+      },
+      [&](v1::TailResponse* item) {
+        v1::LiveEvent* e = item->mutable_event();
+        FillEventHeader(session, e);
+        e->set_kind(KindToProto(half.kind));
+        e->set_op_id(half.op_id);
+        e->set_parent_op_id(half.parent_op_id);
+        e->set_name(strings.Text(half.name));
+        e->set_tag(strings.Text(half.tag));
+        e->set_source_location(strings.Text(half.srcloc));
+        e->mutable_device()->set_target(TargetToProto(half.target));
+        e->mutable_device()->set_ordinal(half.device);
+        e->mutable_device()->set_stream(half.stream);
+        e->set_unix_ns(half.ts_ns);
+        e->set_thread(half.tid);
+        e->set_device_duration_ns(half.device_ns);
+        e->set_level(v1::LEVEL_TRACE);
+        e->set_duration_ns(duration_ns);
+      });
 }
 
 void TailHub::OnInstant(const SessionRecord& session, const Instant& instant,
                         const StringDictionary& strings) {
-  std::optional<v1::TailResponse> item;
-  for (const auto& sub : Current()) {
-    const auto& f = sub->filter();
-    if (!f.events || static_cast<uint8_t>(f.level) < instant.level ||
-        !sub->CoversProducer(session) || f.min_duration_ns != 0 || f.target != 0 || f.device) {
-      continue;
-    }
-    if (!sub->NameMatches(instant.name, instant.tag, strings)) continue;
-    if (!item) {
-      item.emplace();
-      v1::LiveEvent* e = item->mutable_event();
-      FillEventHeader(session, e);
-      e->set_kind(KindToProto(instant.kind));
-      e->set_parent_op_id(instant.parent_op_id);
-      e->set_name(strings.Text(instant.name));
-      e->set_tag(strings.Text(instant.tag));
-      e->set_unix_ns(instant.ts_ns);
-      e->set_thread(instant.tid);
-      if (instant.kind != kMark) e->set_value(instant.value);
-      e->set_level(LevelToProto(static_cast<abi::LevelValue>(instant.level)));
-    }
-    sub->Push(*item);
-  }
+  Deliver(
+      [&](TailSubscription& sub) {
+        const auto& f = sub.filter();
+        if (!f.events || static_cast<uint8_t>(f.level) < instant.level ||
+            !sub.CoversProducer(session) || f.min_duration_ns != 0 || f.target != 0 || f.device) {
+          return false;
+        }
+        return sub.NameMatches(instant.name, instant.tag, strings);
+      },
+      [&](v1::TailResponse* item) {
+        v1::LiveEvent* e = item->mutable_event();
+        FillEventHeader(session, e);
+        e->set_kind(KindToProto(instant.kind));
+        e->set_parent_op_id(instant.parent_op_id);
+        e->set_name(strings.Text(instant.name));
+        e->set_tag(strings.Text(instant.tag));
+        e->set_unix_ns(instant.ts_ns);
+        e->set_thread(instant.tid);
+        if (instant.kind != kMark) e->set_value(instant.value);
+        e->set_level(LevelToProto(static_cast<abi::LevelValue>(instant.level)));
+      });
 }
 
 void TailHub::OnSpan(const SessionRecord& session, const Span& span,
                      const StringDictionary& strings) {
-  std::optional<v1::TailResponse> item;
-  for (const auto& sub : Current()) {
-    const auto& f = sub->filter();
-    if (!f.spans || f.level < abi::LevelValue::kTrace || !sub->CoversProducer(session)) continue;
-    if (f.target != 0 && f.target != span.target) continue;
-    if (f.device && *f.device != span.device) continue;
-    if (span.duration_ns < f.min_duration_ns) continue;
-    if (!sub->NameMatches(span.name, span.tag, strings)) continue;
-    if (!item) {
-      item.emplace();
-      ToProto(span, session.id, [&](StringId id) -> const std::string& { return strings.Text(id); },
-              item->mutable_span());
-    }
-    sub->Push(*item);
-  }
+  Deliver(
+      [&](TailSubscription& sub) {
+        const auto& f = sub.filter();
+        if (!f.spans || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session)) return false;
+        if (f.target != 0 && f.target != span.target) return false;
+        if (f.device && *f.device != span.device) return false;
+        if (span.duration_ns < f.min_duration_ns) return false;
+        return sub.NameMatches(span.name, span.tag, strings);
+      },
+      [&](v1::TailResponse* item) {
+        ToProto(span, session.id, [&](StringId id) -> const std::string& { return strings.Text(id); },
+                item->mutable_span());
+      });
 }
 
 }  // namespace optrace::daemon

@@ -62,7 +62,7 @@ class TailSubscription {
   // Drain thread only: should `name`/`tag` pass the pattern? Cached per id.
   bool NameMatches(StringId name, StringId tag, const StringDictionary& strings);
   // Drain thread only: queues `item` or counts it skipped.
-  void Push(const v1::TailResponse& item);
+  void Push(v1::TailResponse item);
 
  private:
   const Filter filter_;
@@ -107,6 +107,11 @@ class TailHub : public LiveEventListener, public TailLevelSource {
   // Drain thread: the current subscriptions, re-copied only when they
   // changed (so an event costs no lock).
   const std::vector<std::shared_ptr<TailSubscription>>& Current();
+  // Drain thread: hands the item `build` fills to every current
+  // subscription `wants` accepts, built once, copied for all but the last
+  // one, which takes it; nothing is built when no subscription wants it.
+  template <typename Wants, typename Build>
+  void Deliver(Wants&& wants, Build&& build);
 
   const std::function<void()> on_change_;
   const size_t queue_capacity_;
@@ -116,6 +121,7 @@ class TailHub : public LiveEventListener, public TailLevelSource {
   std::atomic<bool> active_{false};
   std::vector<std::shared_ptr<TailSubscription>> current_;  // drain thread only
   uint64_t current_generation_ = ~0ULL;                     // drain thread only
+  std::vector<TailSubscription*> wanting_;                  // Deliver's scratch
 };
 
 }  // namespace optrace::daemon

@@ -1,6 +1,9 @@
 // Tail latency: the time from COMPLETE in the producer (the event's own
 // timestamp) to the event reaching a Tail client, over a real gRPC stream.
-//   optrace-tail-latency SOCKET SECONDS
+//   optrace-tail-latency SOCKET SECONDS [events|spans]
+// events (the default) tails LAUNCH and COMPLETE events, as `optrace tail`
+// does; spans tails finished spans, one item per op, whose COMPLETE time is
+// their start plus their duration.
 // Prints "events=N p50_us=... p90_us=... p99_us=... max_us=... lags=N".
 #include <grpcpp/grpcpp.h>
 #include <time.h>
@@ -32,8 +35,9 @@ double Percentile(std::vector<int64_t>& v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SOCKET SECONDS\n", argv[0]);
+  const std::string items = argc > 3 ? argv[3] : "events";
+  if (argc < 3 || (items != "events" && items != "spans")) {
+    std::fprintf(stderr, "usage: %s SOCKET SECONDS [events|spans]\n", argv[0]);
     return 2;
   }
   auto stub = optrace::v1::OpTrace::NewStub(
@@ -43,7 +47,8 @@ int main(int argc, char** argv) {
                    std::chrono::milliseconds(static_cast<int64_t>(std::atof(argv[2]) * 1000)));
   optrace::v1::TailRequest request;
   request.set_level(optrace::v1::LEVEL_TRACE);
-  request.set_events(true);
+  request.set_events(items == "events");
+  request.set_spans(items == "spans");
   request.set_batch(true);
   auto stream = stub->Tail(&ctx, request);
   std::vector<int64_t> latency;
@@ -56,6 +61,10 @@ int main(int argc, char** argv) {
       if (item.has_lag()) lags += item.lag().skipped();
       if (item.has_event() && item.event().kind() == optrace::v1::LiveEvent::KIND_COMPLETE) {
         latency.push_back(now - item.event().unix_ns());
+      }
+      if (item.has_span()) {
+        latency.push_back(now - item.span().start_unix_ns() -
+                          static_cast<int64_t>(item.span().duration_ns()));
       }
     }
   }

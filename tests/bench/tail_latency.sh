@@ -2,20 +2,21 @@
 # Tail latency at a given op rate: COMPLETE in the producer to the event
 # read by a Tail client, p50/p99 over the run. The producer starts at level
 # off; the tail raises it to trace, as `optrace tail --level=trace` does.
-#   tests/bench/tail_latency.sh [build dir] [pairs per second] [seconds]
+#   tests/bench/tail_latency.sh [build dir] [pairs per second] [seconds] [events|spans]
 set -euo pipefail
 build=${1:-build}
 rate=${2:-100000}
 seconds=${3:-10}
+items=${4:-events}
 tmp=$(mktemp -d /tmp/optrace-lat.XXXXXX)
 export OPTRACE_NAMESPACE=lat$$
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$tmp" /dev/shm/$OPTRACE_NAMESPACE.* 2>/dev/null || true' EXIT
 "$build/daemon/optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" 2>"$tmp/daemon.log" &
 daemon=$!
 until grep -q ' ready:' "$tmp/daemon.log"; do sleep 0.05; done
-"$build/tests/bench/optrace-tail-latency" "$tmp/run/optraced.sock" "$((seconds + 2))" >"$tmp/latency.out" &
+"$build/tests/bench/optrace-tail-latency" "$tmp/run/optraced.sock" "$((seconds + 2))" "$items" >"$tmp/latency.out" &
 client=$!
 sleep 0.5
 "$build/tests/bench/optrace-load" --threads 1 --rate "$rate" --seconds "$seconds" >/dev/null
 wait $client
-echo "rate=$rate $(cat "$tmp/latency.out")"
+echo "rate=$rate items=$items $(cat "$tmp/latency.out")"
