@@ -154,11 +154,11 @@ int RunDiff(Connection& connection, const DiffOptions& options) {
   request.set_session_a(options.session_a);
   request.set_session_b(options.session_b);
   request.set_by(options.by);
-  return CompareAndPrint(connection, request, options,
-                         {{{"session_a", ToJson(sessions[0].session())},
-                           {"session_b", ToJson(sessions[1].session())}},
-                          SessionTitle(sessions[0].session()),
-                          SessionTitle(sessions[1].session())});
+  return CompareAndPrint(
+      connection, request, options,
+      {{{"session_a", ToJson(sessions[0].session())}, {"session_b", ToJson(sessions[1].session())}},
+       SessionTitle(sessions[0].session()),
+       SessionTitle(sessions[1].session())});
 }
 
 }  // namespace optrace::cli

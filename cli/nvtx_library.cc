@@ -15,10 +15,10 @@ std::vector<std::string> NvtxLibraryCandidates() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    out.push_back((exe.parent_path() / ".." / OPTRACE_INSTALL_LIBDIR / "optrace" /
-                   "liboptrace_nvtx.so")
-                      .lexically_normal()
-                      .string());
+    out.push_back(
+        (exe.parent_path() / ".." / OPTRACE_INSTALL_LIBDIR / "optrace" / "liboptrace_nvtx.so")
+            .lexically_normal()
+            .string());
   }
 #ifdef OPTRACE_BUILD_NVTX_LIBRARY
   out.emplace_back(OPTRACE_BUILD_NVTX_LIBRARY);

@@ -32,7 +32,7 @@ inline constexpr int kExitCannotRun = 127;
 struct RunOptions {
   std::string label;  // "" = leave OPTRACE_SESSION alone
   v1::Level level = v1::LEVEL_TRACE;
-  bool nvtx = false;  // trace the command's NVTX ranges (liboptrace_nvtx.so)
+  bool nvtx = false;                 // trace the command's NVTX ranges (liboptrace_nvtx.so)
   std::vector<std::string> command;  // REQUIRES: not empty
 };
 

@@ -282,9 +282,10 @@ int Run(const Flags& flags) {
 int main(int argc, char** argv) {
   using optrace::daemon::Flags;
   Flags flags;
-  CLI::App app{"optraced: drains optrace producers' shared-memory rings into SQLite and serves "
-               "live levels and queries over gRPC.\n\nExample:\n  optraced --level trace --db "
-               "/tmp/ops.db"};
+  CLI::App app{
+      "optraced: drains optrace producers' shared-memory rings into SQLite and serves "
+      "live levels and queries over gRPC.\n\nExample:\n  optraced --level trace --db "
+      "/tmp/ops.db"};
   app.set_version_flag("--version", std::string("optraced ") + OPTRACE_VERSION);
   app.add_option("--config", flags.config, "TOML config file (every key optional)")
       ->check(CLI::ExistingFile);
@@ -295,7 +296,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", flags.tls_key, "PEM private key for --listen");
   app.add_option("--db", flags.db, "SQLite database file");
   app.add_option("--namespace", flags.ns, "shared-memory namespace of the producers to serve");
-  app.add_option("--level", flags.level, "default live level: off, error, warning, info, debug, trace");
+  app.add_option("--level", flags.level,
+                 "default live level: off, error, warning, info, debug, trace");
   app.add_option("--retention-max-bytes", flags.retention_max_bytes,
                  "delete the oldest ended sessions beyond this size (e.g. 1GiB; 0 = unbounded)");
   app.add_option("--retention-max-age", flags.retention_max_age,

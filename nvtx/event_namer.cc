@@ -17,7 +17,9 @@ bool Covers(uint16_t declared_size, size_t offset, size_t bytes) {
 }  // namespace
 
 EventNamer::EventNamer(NameTable& names, LossCounter& truncated, LossCounter& malformed)
-    : names_(names), truncated_(truncated), malformed_(malformed),
+    : names_(names),
+      truncated_(truncated),
+      malformed_(malformed),
       unnamed_id_(names.Id("<unnamed>")) {}
 
 uint32_t EventNamer::NameOf(const char* message) {

@@ -170,20 +170,19 @@ int Initialize(NvtxGetExportTableFunc_t get_export_table) {
                                {NVTX_CBID_CORE_RangePop, Entry(&RangePop)},
                                {NVTX_CBID_CORE_NameCategoryA, Entry(&NameCategoryA)},
                                {NVTX_CBID_CORE_NameCategoryW, Entry(&NameCategoryW)}});
-  const bool core2 = FillTable(*callbacks, NVTX_CB_MODULE_CORE2,
-                               {{NVTX_CBID_CORE2_DomainMarkEx, Entry(&DomainMarkEx)},
-                                {NVTX_CBID_CORE2_DomainRangeStartEx, Entry(&DomainRangeStartEx)},
-                                {NVTX_CBID_CORE2_DomainRangeEnd, Entry(&DomainRangeEnd)},
-                                {NVTX_CBID_CORE2_DomainRangePushEx, Entry(&DomainRangePushEx)},
-                                {NVTX_CBID_CORE2_DomainRangePop, Entry(&DomainRangePop)},
-                                {NVTX_CBID_CORE2_DomainNameCategoryA, Entry(&DomainNameCategoryA)},
-                                {NVTX_CBID_CORE2_DomainNameCategoryW, Entry(&DomainNameCategoryW)},
-                                {NVTX_CBID_CORE2_DomainRegisterStringA,
-                                 Entry(&DomainRegisterStringA)},
-                                {NVTX_CBID_CORE2_DomainRegisterStringW,
-                                 Entry(&DomainRegisterStringW)},
-                                {NVTX_CBID_CORE2_DomainCreateA, Entry(&DomainCreateA)},
-                                {NVTX_CBID_CORE2_DomainCreateW, Entry(&DomainCreateW)}});
+  const bool core2 =
+      FillTable(*callbacks, NVTX_CB_MODULE_CORE2,
+                {{NVTX_CBID_CORE2_DomainMarkEx, Entry(&DomainMarkEx)},
+                 {NVTX_CBID_CORE2_DomainRangeStartEx, Entry(&DomainRangeStartEx)},
+                 {NVTX_CBID_CORE2_DomainRangeEnd, Entry(&DomainRangeEnd)},
+                 {NVTX_CBID_CORE2_DomainRangePushEx, Entry(&DomainRangePushEx)},
+                 {NVTX_CBID_CORE2_DomainRangePop, Entry(&DomainRangePop)},
+                 {NVTX_CBID_CORE2_DomainNameCategoryA, Entry(&DomainNameCategoryA)},
+                 {NVTX_CBID_CORE2_DomainNameCategoryW, Entry(&DomainNameCategoryW)},
+                 {NVTX_CBID_CORE2_DomainRegisterStringA, Entry(&DomainRegisterStringA)},
+                 {NVTX_CBID_CORE2_DomainRegisterStringW, Entry(&DomainRegisterStringW)},
+                 {NVTX_CBID_CORE2_DomainCreateA, Entry(&DomainCreateA)},
+                 {NVTX_CBID_CORE2_DomainCreateW, Entry(&DomainCreateW)}});
   // Create the tracer now rather than inside the first event.
   NvtxTracer::Get();
   return core || core2 ? 1 : 0;

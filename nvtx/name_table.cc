@@ -9,8 +9,8 @@ namespace {
 
 // One slot of a thread's cache: a text the table holds, and its id.
 struct CachedName {
-  uint64_t table;            // NameTable::serial_ of the owner (0 = empty slot)
-  const std::string* text;   // the owner's copy of the text
+  uint64_t table;           // NameTable::serial_ of the owner (0 = empty slot)
+  const std::string* text;  // the owner's copy of the text
   size_t hash;
   uint32_t id;
 };

@@ -24,7 +24,7 @@ namespace optrace::nvtx {
 
 // Limits, from the environment (OPTRACE_NVTX_MAX_NAMES) or defaults.
 struct TracerLimits {
-  size_t max_names = 4096;          // distinct dynamic names and tags
+  size_t max_names = 4096;  // distinct dynamic names and tags
   size_t max_domains = 256;
   size_t max_open_async = 1 << 16;  // started and not yet ended ranges
 };

@@ -14,8 +14,8 @@ class Domain;
 
 // One open pushed range.
 struct PushedRange {
-  uint64_t op_id;        // 0: not traced (level off when pushed, or too deep)
-  uint32_t name_id;      // for its COMPLETE
+  uint64_t op_id;    // 0: not traced (level off when pushed, or too deep)
+  uint32_t name_id;  // for its COMPLETE
   uint32_t tag_id;
   const Domain* domain;  // whose stack it is on
   int32_t level;         // 0-based nesting level within its domain

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
-#include <vector>
 #include <cerrno>
+#include <charconv>
 #include <string>
+#include <vector>
 
 #include "common/segment_name.h"
 
@@ -39,10 +39,10 @@ std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
         // A daemon killed with SIGKILL leaves its control segment behind
         // (EPERM from kill means alive, owned by someone else).
         const auto pid = static_cast<pid_t>(block->daemon_pid);
-        out = ControlSnapshot{
-            std::min<uint32_t>(block->default_level.load(std::memory_order_acquire),
-                               abi::kMaxLevel),
-            pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)};
+        out =
+            ControlSnapshot{std::min<uint32_t>(block->default_level.load(std::memory_order_acquire),
+                                               abi::kMaxLevel),
+                            pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)};
       }
       ::munmap(p, abi::kControlBytes);
     }

@@ -13,8 +13,8 @@ uint64_t RecordFinishedOp(const FinishedOp& op) noexcept {
   detail::ThreadWriter& w = detail::tls_writer;
   const uint64_t id = detail::NextOpId(w);
   detail::Emit([&](abi::OpEvent& e) {
-    detail::FillEvent(e, abi::EventKind::kLaunch, op.name_id, op.tag_id, op.srcloc_id,
-                      op.placement, id, op.parent_op_id);
+    detail::FillEvent(e, abi::EventKind::kLaunch, op.name_id, op.tag_id, op.srcloc_id, op.placement,
+                      id, op.parent_op_id);
     e.ts = op.launch_ts;
   });
   detail::Emit([&](abi::OpEvent& e) {

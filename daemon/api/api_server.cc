@@ -57,8 +57,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     } else if (IsLoopbackAddress(options.listen)) {
       creds = grpc::InsecureServerCredentials();
     } else {
-      return Status::InvalidArgument("--listen " + options.listen +
-                                     " is not a loopback address: it needs --tls-cert and --tls-key");
+      return Status::InvalidArgument(
+          "--listen " + options.listen +
+          " is not a loopback address: it needs --tls-cert and --tls-key");
     }
     builder.AddListeningPort(options.listen, creds, &tcp_port);
   }

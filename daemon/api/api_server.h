@@ -18,10 +18,10 @@ class Service;
 namespace optrace::daemon {
 
 struct ApiServerOptions {
-  std::string socket;       // Unix socket path
-  std::string socket_group; // group given the socket when it exists
-  std::string listen;       // HOST:PORT, "" = no TCP
-  std::string tls_cert;     // PEM; required for a non-loopback `listen`
+  std::string socket;        // Unix socket path
+  std::string socket_group;  // group given the socket when it exists
+  std::string listen;        // HOST:PORT, "" = no TCP
+  std::string tls_cert;      // PEM; required for a non-loopback `listen`
   std::string tls_key;
 };
 

@@ -38,7 +38,8 @@ Caller CallerIdentifier::Identify(const grpc::ServerContext& context) const {
   if (peer.rfind("fd:", 0) != 0) return Caller{::getuid(), true};  // TCP
   const auto cred = peers_->Lookup(peer);
   if (!cred) return Caller{static_cast<uid_t>(-1), false};
-  const bool admin = cred->uid == 0 || cred->uid == ::getuid() || InAdminGroup(cred->uid, cred->gid);
+  const bool admin =
+      cred->uid == 0 || cred->uid == ::getuid() || InAdminGroup(cred->uid, cred->gid);
   return Caller{cred->uid, admin};
 }
 

@@ -19,7 +19,7 @@ namespace optrace::daemon {
 
 struct Caller {
   uid_t uid = 0;
-  bool admin = false;   // may see and control every uid's producers
+  bool admin = false;  // may see and control every uid's producers
 
   // The uid a caller's requests are limited to (nullopt: no limit).
   std::optional<uint32_t> restriction() const {

@@ -16,8 +16,8 @@ constexpr int kNsPerUs = 1000;
 // Appends `ns` as microseconds with exactly three decimals ("-1.005").
 void AppendMicros(std::string& out, __int128 ns) {
   if (ns < 0) out += '-';
-  const unsigned __int128 magnitude = ns < 0 ? -static_cast<unsigned __int128>(ns)
-                                             : static_cast<unsigned __int128>(ns);
+  const unsigned __int128 magnitude =
+      ns < 0 ? -static_cast<unsigned __int128>(ns) : static_cast<unsigned __int128>(ns);
   // |ns| < 2^65 here (a difference of two int64s), so the quotient fits.
   AppendDecimal(out, static_cast<uint64_t>(magnitude / kNsPerUs));
   const auto fraction = static_cast<unsigned>(magnitude % kNsPerUs);
@@ -48,9 +48,8 @@ Status ChromeTraceWriter::Begin(const SessionRecord& session) {
   session_ = session;
   std::string& out = buffer_.text();
   out += "{\"traceEvents\":[\n";
-  const std::string process = session.label.empty()
-                                  ? session.executable
-                                  : session.executable + " (" + session.label + ")";
+  const std::string process =
+      session.label.empty() ? session.executable : session.executable + " (" + session.label + ")";
   out += "{\"ph\":\"M\",\"pid\":";
   AppendDecimal(out, session.pid);
   out += ",\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":";
@@ -120,8 +119,8 @@ Status ChromeTraceWriter::AddSpan(const Span& span) {
     case SpanStatus::kIncomplete:
       OpenEvent("X", tid, span.start_ns);
       out += ",\"dur\":";
-      AppendMicros(out, std::max<__int128>(
-                            0, static_cast<__int128>(incomplete_end_ns_) - span.start_ns));
+      AppendMicros(
+          out, std::max<__int128>(0, static_cast<__int128>(incomplete_end_ns_) - span.start_ns));
       break;
     case SpanStatus::kCompleteWithoutLaunch:
     case SpanStatus::kDuplicate:

@@ -67,8 +67,8 @@ class ChromeTraceWriter final : public ExportWriter {
   ExportBuffer& buffer_;
   const int64_t incomplete_end_ns_;
   SessionRecord session_;
-  FlatIdMap<uint8_t> threads_;    // tids announced
-  FlatIdMap<uint32_t> devices_;   // packed target/device/stream -> track tid
+  FlatIdMap<uint8_t> threads_;   // tids announced
+  FlatIdMap<uint32_t> devices_;  // packed target/device/stream -> track tid
   bool first_event_ = true;
 };
 

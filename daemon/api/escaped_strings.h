@@ -20,7 +20,8 @@ using EscapeFunction = std::string (*)(std::string_view text);
 // export). Thread rules: one thread at a time.
 class EscapedStrings {
  public:
-  EscapedStrings(StringCache& strings, EscapeFunction escape) : strings_(strings), escape_(escape) {}
+  EscapedStrings(StringCache& strings, EscapeFunction escape)
+      : strings_(strings), escape_(escape) {}
 
   // escape(text of `id`); the reference stays valid until the next Get.
   const std::string& Get(StringId id) {

@@ -45,9 +45,12 @@ void VisitSpanColumns(SessionId session, const Span& span, Visit&& visit) {
 // "mark" or "counter" (anything else: "unknown").
 inline std::string_view InstantKindName(uint8_t kind) {
   switch (static_cast<abi::EventKind>(kind)) {
-    case abi::EventKind::kMark: return "mark";
-    case abi::EventKind::kCounter: return "counter";
-    default: return "unknown";
+    case abi::EventKind::kMark:
+      return "mark";
+    case abi::EventKind::kCounter:
+      return "counter";
+    default:
+      return "unknown";
   }
 }
 

@@ -160,11 +160,11 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     // 'none' is TARGET_UNSPECIFIED); another table could hold anything.
     if (!v1::Target_IsValid(target_untrusted) || !v1::SpanStatus_IsValid(status_untrusted) ||
         status_untrusted == v1::SPAN_STATUS_UNSPECIFIED) {
-      return BadAnswer(RedactedUrl(source_.endpoint.url),
-                       Status::InvalidArgument(
-                           "a span with target " + std::to_string(target_untrusted) +
-                           " and status " + std::to_string(status_untrusted) +
-                           ", not both known values (is the table optrace's?)"));
+      return BadAnswer(
+          RedactedUrl(source_.endpoint.url),
+          Status::InvalidArgument("a span with target " + std::to_string(target_untrusted) +
+                                  " and status " + std::to_string(status_untrusted) +
+                                  ", not both known values (is the table optrace's?)"));
     }
     device->set_target(static_cast<v1::Target>(target_untrusted));
     span.set_status(static_cast<v1::SpanStatus>(status_untrusted));

@@ -17,12 +17,18 @@ using grpc::StatusCode;
 
 grpc::Status ToGrpc(const Status& st) {
   switch (st.code()) {
-    case Status::Code::kOk: return grpc::Status::OK;
-    case Status::Code::kInvalidArgument: return {StatusCode::INVALID_ARGUMENT, st.message()};
-    case Status::Code::kNotFound: return {StatusCode::NOT_FOUND, st.message()};
-    case Status::Code::kPermissionDenied: return {StatusCode::PERMISSION_DENIED, st.message()};
-    case Status::Code::kUnavailable: return {StatusCode::UNAVAILABLE, st.message()};
-    default: return {StatusCode::INTERNAL, st.message()};
+    case Status::Code::kOk:
+      return grpc::Status::OK;
+    case Status::Code::kInvalidArgument:
+      return {StatusCode::INVALID_ARGUMENT, st.message()};
+    case Status::Code::kNotFound:
+      return {StatusCode::NOT_FOUND, st.message()};
+    case Status::Code::kPermissionDenied:
+      return {StatusCode::PERMISSION_DENIED, st.message()};
+    case Status::Code::kUnavailable:
+      return {StatusCode::UNAVAILABLE, st.message()};
+    default:
+      return {StatusCode::INTERNAL, st.message()};
   }
 }
 
@@ -170,7 +176,8 @@ grpc::Status OpTraceService::SetLevel(grpc::ServerContext* ctx, const v1::SetLev
     }
     change.level = *level;
   }
-  const int scopes = (request->session_id() != 0) + (request->pid() != 0) + !request->label().empty();
+  const int scopes =
+      (request->session_id() != 0) + (request->pid() != 0) + !request->label().empty();
   if (scopes > 1) {
     return {StatusCode::INVALID_ARGUMENT, "give at most one of session_id, pid and label"};
   }
@@ -203,12 +210,15 @@ grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
   const Caller caller = ctx_.callers->Identify(*ctx);
   auto reader = ThreadReader(ctx_.db_path);
   if (!reader.ok()) return ToGrpc(reader.status());
-  auto sessions = request->all() ? reader.value()->ListSessions() : reader.value()->RunningSessions();
+  auto sessions =
+      request->all() ? reader.value()->ListSessions() : reader.value()->RunningSessions();
   if (!sessions.ok()) return ToGrpc(sessions.status());
   const auto producers = ctx_.drain->LiveProducers();
   for (const SessionRecord& r : sessions.value()) {
     if (!caller.MaySee(r)) continue;
-    if (request->limit() != 0 && static_cast<uint32_t>(response->sessions_size()) >= request->limit()) break;
+    if (request->limit() != 0 &&
+        static_cast<uint32_t>(response->sessions_size()) >= request->limit())
+      break;
     v1::Session* out = response->add_sessions();
     ToProto(r, out);
     if (!producers) continue;
@@ -375,10 +385,10 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatus
   const StoreStatus store = ctx_.store->GetStatus();
   const DaemonCounters& c = ctx_.drain->counters();
   response->set_version(ctx_.version);
-  response->set_uptime_ns(static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                           ctx_.started)
-          .count()));
+  response->set_uptime_ns(
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - ctx_.started)
+                                .count()));
   response->set_namespace_(ctx_.ns);
   response->set_db_path(ctx_.db_path);
   response->set_db_bytes(store.db_bytes);

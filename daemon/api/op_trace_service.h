@@ -57,8 +57,7 @@ class OpTraceService final : public v1::OpTrace::Service {
                         grpc::ServerWriter<v1::QueryOpsResponse>* writer) override;
   grpc::Status GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
                         v1::GetStatsResponse* response) override;
-  grpc::Status CompareSessions(grpc::ServerContext* ctx,
-                               const v1::CompareSessionsRequest* request,
+  grpc::Status CompareSessions(grpc::ServerContext* ctx, const v1::CompareSessionsRequest* request,
                                v1::CompareSessionsResponse* response) override;
   grpc::Status Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
                       grpc::ServerWriter<v1::ExportChunk>* writer) override;

@@ -35,7 +35,7 @@ uint64_t GrowthFactor(uint64_t missing, uint64_t matched_in_last_window) {
 
 uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   return a > std::numeric_limits<uint64_t>::max() / b ? std::numeric_limits<uint64_t>::max()
-                                                        : a * b;
+                                                      : a * b;
 }
 
 }  // namespace
@@ -90,8 +90,8 @@ Result<std::vector<Span>> ScanPage(SpanReader& reader, SessionId session, SpanFi
     if (!scanned.ok()) return scanned;
     if (!at_cursor.empty()) {
       std::sort(at_cursor.begin(), at_cursor.end(), SpanOrderLess);
-      const size_t sent = static_cast<size_t>(std::min<uint64_t>(cursor->sent_at_key,
-                                                                 at_cursor.size()));
+      const size_t sent =
+          static_cast<size_t>(std::min<uint64_t>(cursor->sent_at_key, at_cursor.size()));
       for (size_t i = sent; i < at_cursor.size(); ++i) best.Offer(at_cursor[i]);
       at_cursor.clear();
     }

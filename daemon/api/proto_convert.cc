@@ -55,29 +55,40 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
 
 v1::Target TargetToProto(uint8_t target_kind) {
   switch (static_cast<abi::TargetKind>(target_kind)) {
-    case abi::TargetKind::kCpu: return v1::TARGET_CPU;
-    case abi::TargetKind::kGpu: return v1::TARGET_GPU;
-    case abi::TargetKind::kOther: return v1::TARGET_OTHER;
-    case abi::TargetKind::kNone: break;
+    case abi::TargetKind::kCpu:
+      return v1::TARGET_CPU;
+    case abi::TargetKind::kGpu:
+      return v1::TARGET_GPU;
+    case abi::TargetKind::kOther:
+      return v1::TARGET_OTHER;
+    case abi::TargetKind::kNone:
+      break;
   }
   return v1::TARGET_UNSPECIFIED;
 }
 
 v1::SpanStatus StatusToProto(SpanStatus status) {
   switch (status) {
-    case SpanStatus::kOk: return v1::SPAN_STATUS_OK;
-    case SpanStatus::kIncomplete: return v1::SPAN_STATUS_INCOMPLETE;
-    case SpanStatus::kCompleteWithoutLaunch: return v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH;
-    case SpanStatus::kDuplicate: return v1::SPAN_STATUS_DUPLICATE;
+    case SpanStatus::kOk:
+      return v1::SPAN_STATUS_OK;
+    case SpanStatus::kIncomplete:
+      return v1::SPAN_STATUS_INCOMPLETE;
+    case SpanStatus::kCompleteWithoutLaunch:
+      return v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH;
+    case SpanStatus::kDuplicate:
+      return v1::SPAN_STATUS_DUPLICATE;
   }
   return v1::SPAN_STATUS_UNSPECIFIED;
 }
 
 v1::SessionState StateToProto(SessionState state) {
   switch (state) {
-    case SessionState::kRunning: return v1::SESSION_STATE_RUNNING;
-    case SessionState::kExited: return v1::SESSION_STATE_EXITED;
-    case SessionState::kCrashed: return v1::SESSION_STATE_CRASHED;
+    case SessionState::kRunning:
+      return v1::SESSION_STATE_RUNNING;
+    case SessionState::kExited:
+      return v1::SESSION_STATE_EXITED;
+    case SessionState::kCrashed:
+      return v1::SESSION_STATE_CRASHED;
   }
   return v1::SESSION_STATE_UNSPECIFIED;
 }
@@ -96,20 +107,29 @@ std::optional<abi::LevelValue> LevelFromProto(v1::Level level) {
 
 std::optional<abi::TargetKind> TargetFromProto(v1::Target target) {
   switch (target) {
-    case v1::TARGET_CPU: return abi::TargetKind::kCpu;
-    case v1::TARGET_GPU: return abi::TargetKind::kGpu;
-    case v1::TARGET_OTHER: return abi::TargetKind::kOther;
-    default: return std::nullopt;
+    case v1::TARGET_CPU:
+      return abi::TargetKind::kCpu;
+    case v1::TARGET_GPU:
+      return abi::TargetKind::kGpu;
+    case v1::TARGET_OTHER:
+      return abi::TargetKind::kOther;
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<SpanStatus> StatusFromProto(v1::SpanStatus status) {
   switch (status) {
-    case v1::SPAN_STATUS_OK: return SpanStatus::kOk;
-    case v1::SPAN_STATUS_INCOMPLETE: return SpanStatus::kIncomplete;
-    case v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH: return SpanStatus::kCompleteWithoutLaunch;
-    case v1::SPAN_STATUS_DUPLICATE: return SpanStatus::kDuplicate;
-    default: return std::nullopt;
+    case v1::SPAN_STATUS_OK:
+      return SpanStatus::kOk;
+    case v1::SPAN_STATUS_INCOMPLETE:
+      return SpanStatus::kIncomplete;
+    case v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH:
+      return SpanStatus::kCompleteWithoutLaunch;
+    case v1::SPAN_STATUS_DUPLICATE:
+      return SpanStatus::kDuplicate;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -43,10 +43,10 @@ Result<int64_t> LastSpanEnd(SpanReader& reader, SessionId session) {
   int64_t last = kMinNs;
   Status scanned = reader.ForEachSpan(session, kMinNs, kMaxNs, [&](const Span& span) {
     const uint64_t room = static_cast<uint64_t>(kMaxNs) - static_cast<uint64_t>(span.start_ns);
-    const int64_t end = span.duration_ns >= room
-                            ? kMaxNs
-                            : static_cast<int64_t>(static_cast<uint64_t>(span.start_ns) +
-                                                   span.duration_ns);
+    const int64_t end =
+        span.duration_ns >= room
+            ? kMaxNs
+            : static_cast<int64_t>(static_cast<uint64_t>(span.start_ns) + span.duration_ns);
     last = std::max(last, end);
     return true;
   });

@@ -7,18 +7,15 @@ namespace optrace::daemon {
 namespace {
 
 auto OrderFields(const Span& s) {
-  return std::tie(s.start_ns, s.op_id, s.status, s.parent_op_id, s.duration_ns, s.device_ns,
-                  s.name, s.tag, s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device,
-                  s.target);
+  return std::tie(s.start_ns, s.op_id, s.status, s.parent_op_id, s.duration_ns, s.device_ns, s.name,
+                  s.tag, s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target);
 }
 
 }  // namespace
 
 bool SpanOrderLess(const Span& a, const Span& b) { return OrderFields(a) < OrderFields(b); }
 
-SmallestSpans::SmallestSpans(size_t capacity) : capacity_(capacity) {
-  heap_.reserve(capacity);
-}
+SmallestSpans::SmallestSpans(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
 
 void SmallestSpans::Offer(const Span& span) {
   if (heap_.size() < capacity_) {

@@ -30,9 +30,12 @@ constexpr uint64_t kMaxReservedDurations = uint64_t{1} << 26;
 // the name or tag id, or the target and device ordinal packed.
 uint64_t GroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t target, uint16_t device) {
   switch (by) {
-    case v1::GROUP_BY_TAG: return tag;
-    case v1::GROUP_BY_TARGET: return (static_cast<uint64_t>(target) << 16) | device;
-    default: return name;
+    case v1::GROUP_BY_TAG:
+      return tag;
+    case v1::GROUP_BY_TARGET:
+      return (static_cast<uint64_t>(target) << 16) | device;
+    default:
+      return name;
   }
 }
 

@@ -36,7 +36,8 @@ TableSql MakeTableSql(std::string_view name, VisitColumns&& visit_columns) {
   int count = 0;
   visit_columns([&](std::string_view column, const auto& value) {
     using Value = std::decay_t<decltype(value)>;
-    constexpr bool kText = std::is_same_v<Value, DictText> || std::is_same_v<Value, std::string_view>;
+    constexpr bool kText =
+        std::is_same_v<Value, DictText> || std::is_same_v<Value, std::string_view>;
     if (count++ != 0) sql.create += ", ";
     sql.create += std::string(column) + (kText ? " TEXT" : " INTEGER");
   });

@@ -19,8 +19,8 @@ namespace optrace::daemon {
 // work is a hash lookup, the totals' update and, for OK spans, one push of
 // the duration, from which the percentiles are computed at the end.
 // Durations are capped at kMaxAggregateNs, as the stored op_aggregates cap
-// them, so that GetStats and CompareSessions agree. Memory: 8 bytes per OK span added (the percentiles need every
-// duration). Thread rules: a value type, one thread at a time.
+// them, so that GetStats and CompareSessions agree. Memory: 8 bytes per OK span added (the
+// percentiles need every duration). Thread rules: a value type, one thread at a time.
 class StatsGroups {
  public:
   // One group's figures.

@@ -15,11 +15,16 @@ constexpr auto kMark = static_cast<uint8_t>(abi::EventKind::kMark);
 
 v1::LiveEvent::Kind KindToProto(uint8_t kind) {
   switch (kind) {
-    case 1: return v1::LiveEvent::KIND_LAUNCH;
-    case 2: return v1::LiveEvent::KIND_COMPLETE;
-    case 3: return v1::LiveEvent::KIND_MARK;
-    case 4: return v1::LiveEvent::KIND_COUNTER;
-    default: return v1::LiveEvent::KIND_UNSPECIFIED;
+    case 1:
+      return v1::LiveEvent::KIND_LAUNCH;
+    case 2:
+      return v1::LiveEvent::KIND_COMPLETE;
+    case 3:
+      return v1::LiveEvent::KIND_MARK;
+    case 4:
+      return v1::LiveEvent::KIND_COUNTER;
+    default:
+      return v1::LiveEvent::KIND_UNSPECIFIED;
   }
 }
 
@@ -87,7 +92,9 @@ Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailReque
   TailSubscription::Filter f;
   if (request.level() != v1::LEVEL_UNSPECIFIED) {
     const auto level = LevelFromProto(request.level());
-    if (!level) return Status::InvalidArgument("level " + std::to_string(request.level()) + " is not a level");
+    if (!level)
+      return Status::InvalidArgument("level " + std::to_string(request.level()) +
+                                     " is not a level");
     f.level = *level;
   }
   if (!request.name_pattern().empty()) {
@@ -96,7 +103,8 @@ Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailReque
     f.pattern = std::move(pattern).value();
   }
   if (request.target() < v1::TARGET_UNSPECIFIED || request.target() > v1::TARGET_OTHER) {
-    return Status::InvalidArgument("target " + std::to_string(request.target()) + " is not a target");
+    return Status::InvalidArgument("target " + std::to_string(request.target()) +
+                                   " is not a target");
   }
   f.target = static_cast<uint8_t>(request.target());  // TARGET_CPU == abi kCpu, etc.
   if (request.has_device()) {
@@ -184,7 +192,8 @@ void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t 
   Deliver(
       [&](TailSubscription& sub) {
         const auto& f = sub.filter();
-        if (!f.events || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session)) return false;
+        if (!f.events || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session))
+          return false;
         if (f.target != 0 && f.target != half.target) return false;
         if (f.device && *f.device != half.device) return false;
         // With a minimum duration only COMPLETEs long enough are shown.
@@ -243,15 +252,17 @@ void TailHub::OnSpan(const SessionRecord& session, const Span& span,
   Deliver(
       [&](TailSubscription& sub) {
         const auto& f = sub.filter();
-        if (!f.spans || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session)) return false;
+        if (!f.spans || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session))
+          return false;
         if (f.target != 0 && f.target != span.target) return false;
         if (f.device && *f.device != span.device) return false;
         if (span.duration_ns < f.min_duration_ns) return false;
         return sub.NameMatches(span.name, span.tag, strings);
       },
       [&](v1::TailResponse* item) {
-        ToProto(span, session.id, [&](StringId id) -> const std::string& { return strings.Text(id); },
-                item->mutable_span());
+        ToProto(
+            span, session.id, [&](StringId id) -> const std::string& { return strings.Text(id); },
+            item->mutable_span());
       });
 }
 

@@ -41,7 +41,8 @@ Result<std::unique_ptr<UnixListener>> UnixListener::Create(const std::string& pa
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return Status::InvalidArgument("socket path too long: " + path);
+  if (path.size() >= sizeof addr.sun_path)
+    return Status::InvalidArgument("socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Status::IoError(Errno("socket"));

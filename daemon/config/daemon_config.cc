@@ -1,11 +1,11 @@
 #include "config/daemon_config.h"
 
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <charconv>
-#include <toml++/toml.h>
+#include <cstdlib>
 
 #include "common/default_paths.h"
 #include "common/level_names.h"
@@ -70,7 +70,8 @@ Status ReadLevel(const toml::node& node, const std::string& key, abi::LevelValue
 
 Status ReadLevelRules(const toml::node& node, std::vector<LevelRule>* out) {
   const toml::array* rules = node.as_array();
-  if (rules == nullptr) return Status::InvalidArgument("level_rule: expected [[level_rule]] tables");
+  if (rules == nullptr)
+    return Status::InvalidArgument("level_rule: expected [[level_rule]] tables");
   out->clear();
   for (size_t i = 0; i < rules->size(); ++i) {
     const std::string where = "level_rule[" + std::to_string(i) + "]";
@@ -79,10 +80,10 @@ Status ReadLevelRules(const toml::node& node, std::vector<LevelRule>* out) {
     LevelRule rule;
     for (const auto& [k, v] : *t) {
       const std::string key(k.str());
-      Status st = key == "label"   ? ReadString(v, where + ".label", &rule.label_pattern)
-                  : key == "level" ? ReadLevel(v, where + ".level", &rule.level)
-                                   : Status::InvalidArgument(where + "." + key +
-                                                             ": unknown key (label, level)");
+      Status st = key == "label" ? ReadString(v, where + ".label", &rule.label_pattern)
+                  : key == "level"
+                      ? ReadLevel(v, where + ".level", &rule.level)
+                      : Status::InvalidArgument(where + "." + key + ": unknown key (label, level)");
       if (!st.ok()) return st;
     }
     if (rule.label_pattern.empty()) return Status::InvalidArgument(where + ": label is required");
@@ -262,9 +263,11 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
     } else if (key == "level_rule") {
       st = ReadLevelRules(v, &c.level_rules);
     } else if (key == "retention_max_bytes") {
-      st = ReadUnitValue(v, key, ParseByteSize, "a size like 1GiB or 536870912", &c.retention_max_bytes);
+      st = ReadUnitValue(v, key, ParseByteSize, "a size like 1GiB or 536870912",
+                         &c.retention_max_bytes);
     } else if (key == "retention_max_age") {
-      st = ReadUnitValue(v, key, ParseDurationNs, "a duration like 7d, 12h or 3600", &c.retention_max_age_ns);
+      st = ReadUnitValue(v, key, ParseDurationNs, "a duration like 7d, 12h or 3600",
+                         &c.retention_max_age_ns);
     } else if (key == "allowed_uids") {
       st = ReadUids(v, &c.allowed_uids);
     } else if (key == "admin_group") {

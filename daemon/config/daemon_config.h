@@ -39,17 +39,17 @@ struct ForwardConfig {
 };
 
 struct DaemonConfig {
-  std::string socket;                 // Unix socket of the gRPC API
-  std::string listen;                 // HOST:PORT for TCP, "" = none
-  std::string tls_cert;               // PEM files for TCP beyond loopback
+  std::string socket;    // Unix socket of the gRPC API
+  std::string listen;    // HOST:PORT for TCP, "" = none
+  std::string tls_cert;  // PEM files for TCP beyond loopback
   std::string tls_key;
-  std::string db;                     // SQLite file
-  std::string ns = "optrace";         // shm namespace
+  std::string db;                                 // SQLite file
+  std::string ns = "optrace";                     // shm namespace
   abi::LevelValue level = abi::LevelValue::kOff;  // default live level
   std::vector<LevelRule> level_rules;
-  uint64_t retention_max_bytes = 1ULL << 30;       // 0 = unbounded
+  uint64_t retention_max_bytes = 1ULL << 30;                       // 0 = unbounded
   int64_t retention_max_age_ns = 7LL * 24 * 3600 * 1'000'000'000;  // 0 = unbounded
-  std::vector<uint32_t> allowed_uids;  // producers of these uids are served too
+  std::vector<uint32_t> allowed_uids;   // producers of these uids are served too
   std::string admin_group = "optrace";  // members see and control every uid's sessions
   bool debug_log = false;
   std::string node;  // this machine's name in the fleet; "" = the host name

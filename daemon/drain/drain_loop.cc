@@ -70,7 +70,8 @@ Status DrainLoop::Start(ResumeState resume) {
   watcher_ = std::move(watcher).value();
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epoll_fd_ < 0 || wake_fd_ < 0) return Status::IoError(std::string("epoll: ") + std::strerror(errno));
+  if (epoll_fd_ < 0 || wake_fd_ < 0)
+    return Status::IoError(std::string("epoll: ") + std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWatcherTag;
@@ -180,7 +181,8 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
   if (resumed != resume_.running_sessions.end()) {
     record = *resumed;
     if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
-    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end()) halves = &h->second;
+    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end())
+      halves = &h->second;
   } else {
     // A segment whose session already ended: a daemon stored it and died
     // before removing the segment. Nothing left to read; remove it now.
@@ -247,7 +249,8 @@ void DrainLoop::FinalizeOrphans() {
     record.spans += out.spans.size();
     batch.sessions.push_back(record);
     if (!out.spans.empty()) batch.spans.push_back({r.id, std::move(out.spans)});
-    for (const auto& [op_id, kind] : out.halves_closed) batch.halves_closed.push_back({r.id, op_id, kind});
+    for (const auto& [op_id, kind] : out.halves_closed)
+      batch.halves_closed.push_back({r.id, op_id, kind});
     LogInfo("session {} ({}) ended while no daemon ran; closed as crashed", r.id, r.segment_name);
     if (!store_->Submit(std::move(batch))) {
       LogWarning("could not store the end of session {}: writer queue full", r.id);
@@ -271,11 +274,12 @@ void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
     const uint64_t new_violations = s->reader_stats().Violations() - violations;
     if (new_violations > 0) {
       counters_.abi_violations.fetch_add(new_violations, std::memory_order_relaxed);
-      LogWarning("segment {}: {} ABI violations in one pass (corrupt {}, torn {}, invalid {}, "
-                 "unknown strings {}, faults {})",
-                 s->segment().shm_name(), new_violations, s->reader_stats().ring_corrupt,
-                 s->reader_stats().slots_torn, s->reader_stats().events_invalid,
-                 s->reader_stats().unknown_string_ids, s->reader_stats().shm_faults);
+      LogWarning(
+          "segment {}: {} ABI violations in one pass (corrupt {}, torn {}, invalid {}, "
+          "unknown strings {}, faults {})",
+          s->segment().shm_name(), new_violations, s->reader_stats().ring_corrupt,
+          s->reader_stats().slots_torn, s->reader_stats().events_invalid,
+          s->reader_stats().unknown_string_ids, s->reader_stats().shm_faults);
     }
   }
 }
@@ -305,7 +309,8 @@ LiveProducer DrainLoop::LevelsOf(ProducerSession& s) {
   LiveProducer p;
   p.record = s.record();
   const auto fields = s.segment().ReadProducerFields();
-  p.requested = fields ? static_cast<abi::LevelValue>(fields->requested_level) : abi::LevelValue::kOff;
+  p.requested =
+      fields ? static_cast<abi::LevelValue>(fields->requested_level) : abi::LevelValue::kOff;
   p.override_level = s.override_level;
   if (!p.override_level) {
     if (auto it = label_levels_.find(s.record().label); it != label_levels_.end()) {
@@ -413,7 +418,8 @@ void DrainLoop::Cut(uint64_t now_ns) {
   std::vector<ShedPlan> plans;
   for (const SessionRecord& r : batch.sessions) plans.push_back({r.id, {}, {}, {}});
   auto plan_for = [&](SessionId id) -> ShedPlan& {
-    return *std::find_if(plans.begin(), plans.end(), [&](const ShedPlan& p) { return p.session == id; });
+    return *std::find_if(plans.begin(), plans.end(),
+                         [&](const ShedPlan& p) { return p.session == id; });
   };
   for (const SessionSpans& sp : batch.spans) plan_for(sp.session).spans = sp;
   for (const SessionInstants& si : batch.instants) plan_for(si.session).instants = si;
@@ -511,8 +517,8 @@ std::optional<std::optional<std::vector<OpenOpView>>> DrainLoop::OpenOps(Session
         if (it == sessions_.end() || it->second->finished()) return std::nullopt;
         std::vector<OpenOpView> out;
         for (const HalfOp& h : it->second->correlator().OpenLaunches()) {
-          out.push_back({h, dictionary_.Text(h.name), dictionary_.Text(h.tag),
-                         dictionary_.Text(h.srcloc)});
+          out.push_back(
+              {h, dictionary_.Text(h.name), dictionary_.Text(h.tag), dictionary_.Text(h.srcloc)});
         }
         return out;
       });
@@ -569,7 +575,8 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
     if (rate_samples_.size() >= 2) {
       const auto& [t0, e0] = rate_samples_.front();
       const auto& [t1, e1] = rate_samples_.back();
-      if (t1 > t0) st.events_per_second = static_cast<double>(e1 - e0) * 1e9 / static_cast<double>(t1 - t0);
+      if (t1 > t0)
+        st.events_per_second = static_cast<double>(e1 - e0) * 1e9 / static_cast<double>(t1 - t0);
     }
     return st;
   });

@@ -164,7 +164,7 @@ class DrainLoop {
   std::deque<std::function<void()>> calls_;  // GUARDED_BY(calls_mu_)
   std::atomic<bool> levels_dirty_{true};
   std::mutex policy_mu_;
-  std::shared_ptr<const LevelPolicy> policy_;   // GUARDED_BY(policy_mu_)
+  std::shared_ptr<const LevelPolicy> policy_;         // GUARDED_BY(policy_mu_)
   std::shared_ptr<const LevelPolicy> active_policy_;  // drain thread's copy
 
   DaemonCounters counters_;
@@ -179,9 +179,9 @@ class DrainLoop {
   StringDictionary dictionary_;
   std::map<SessionId, std::unique_ptr<ProducerSession>> sessions_;
   std::map<std::string, SessionId> by_segment_;
-  std::set<std::string> rejected_;      // failed validation or already stored: never retried
-  std::set<std::string> not_ready_;     // still initialising: retried
-  std::set<SessionId> exited_;          // pidfd fired or liveness failed
+  std::set<std::string> rejected_;   // failed validation or already stored: never retried
+  std::set<std::string> not_ready_;  // still initialising: retried
+  std::set<SessionId> exited_;       // pidfd fired or liveness failed
   std::map<SessionId, uint64_t> final_sequence_;  // finished: removed once committed
   std::deque<InFlight> in_flight_;
   SessionId next_session_id_ = 1;
@@ -192,8 +192,8 @@ class DrainLoop {
   uint64_t last_scan_ns_ = 0;
   uint64_t last_refine_ns_ = 0;
   uint64_t last_alive_ns_ = 0;
-  std::optional<abi::LevelValue> global_level_;           // SetLevel without a scope
-  std::map<std::string, abi::LevelValue> label_levels_;  // SetLevel --label
+  std::optional<abi::LevelValue> global_level_;             // SetLevel without a scope
+  std::map<std::string, abi::LevelValue> label_levels_;     // SetLevel --label
   std::deque<std::pair<uint64_t, uint64_t>> rate_samples_;  // (time, events ingested)
 };
 

@@ -65,7 +65,8 @@ void ProducerSession::Resume(const std::vector<RingCursor>& cursors,
 StringId ProducerSession::Resolve(uint32_t id) {
   if (id == abi::kStringNone) return 0;
   if (id == reader::kInvalidStringId) return dictionary_->Intern("<invalid string id>");
-  if (string_ids_.size() <= id) string_ids_.resize(std::min<size_t>(id + 1024, segment_->geometry().string_slots));
+  if (string_ids_.size() <= id)
+    string_ids_.resize(std::min<size_t>(id + 1024, segment_->geometry().string_slots));
   if (id < string_ids_.size() && string_ids_[id] != 0) return string_ids_[id];
   const StringId global = dictionary_->Intern(strings_.Get(id, &stats_));
   if (id < string_ids_.size()) string_ids_[id] = global;

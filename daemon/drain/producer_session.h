@@ -77,7 +77,7 @@ class ProducerSession {
   // lost and make sure the record and halves go into the next batch.
   // Returns the number of events lost.
   uint64_t OnShed(const SessionSpans* spans, const SessionInstants* instants,
-              const SessionHalves* halves);
+                  const SessionHalves* halves);
 
   // The batch with `cursor` committed: the ring may release those slots.
   void OnCommitted(const RingCursor& cursor);

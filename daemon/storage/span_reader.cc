@@ -108,7 +108,7 @@ Result<std::vector<SessionRecord>> SpanReader::RunningSessions() {
 }
 
 Result<std::optional<SessionRecord>> SpanReader::FirstSession(SqliteStatement& statement,
-                                                               const std::string& what) {
+                                                              const std::string& what) {
   std::vector<SessionRecord> sessions;
   Status status = CollectRows(statement, what, ReadSessionRecordRow, &sessions);
   if (!status.ok()) return status;

@@ -41,9 +41,8 @@ uint32_t ActivityOps::KernelNameId(const char* mangled) {
   return id;
 }
 
-FinishedOp ActivityOps::GpuOp(uint32_t device, uint32_t stream, uint64_t start_ns,
-                              uint64_t end_ns, uint32_t correlation_id,
-                              const ClockMapping& clock) const {
+FinishedOp ActivityOps::GpuOp(uint32_t device, uint32_t stream, uint64_t start_ns, uint64_t end_ns,
+                              uint32_t correlation_id, const ClockMapping& clock) const {
   FinishedOp op;
   op.placement = Placement::Gpu(DeviceOrdinal(device), stream);
   op.parent_op_id = correlations_.Find(correlation_id);
@@ -57,12 +56,12 @@ FinishedOp ActivityOps::FromKernel(const KernelActivity& kernel, const ClockMapp
   FinishedOp op = GpuOp(kernel.device, kernel.stream, kernel.start_ns, kernel.end_ns,
                         kernel.correlation_id, clock);
   op.name_id = KernelNameId(kernel.name);
-  const std::string tag =
-      "grid=" + std::to_string(kernel.grid[0]) + "x" + std::to_string(kernel.grid[1]) + "x" +
-      std::to_string(kernel.grid[2]) + " block=" + std::to_string(kernel.block[0]) + "x" +
-      std::to_string(kernel.block[1]) + "x" + std::to_string(kernel.block[2]) +
-      " smem=" + std::to_string(kernel.shared_memory_bytes) +
-      " regs=" + std::to_string(kernel.registers_per_thread);
+  const std::string tag = "grid=" + std::to_string(kernel.grid[0]) + "x" +
+                          std::to_string(kernel.grid[1]) + "x" + std::to_string(kernel.grid[2]) +
+                          " block=" + std::to_string(kernel.block[0]) + "x" +
+                          std::to_string(kernel.block[1]) + "x" + std::to_string(kernel.block[2]) +
+                          " smem=" + std::to_string(kernel.shared_memory_bytes) +
+                          " regs=" + std::to_string(kernel.registers_per_thread);
   op.tag_id = names_.Id(tag);
   return op;
 }

@@ -26,8 +26,8 @@ void ClockMapping::Update(ClockSample latest) {
   latest_ = latest;
   const uint64_t span_ns = latest_.source_ns - first_.source_ns;
   if (span_ns >= kMinRateSpanNs && latest_.event_ts > first_.event_ts) {
-    ticks_per_ns_ = static_cast<double>(latest_.event_ts - first_.event_ts) /
-                    static_cast<double>(span_ns);
+    ticks_per_ns_ =
+        static_cast<double>(latest_.event_ts - first_.event_ts) / static_cast<double>(span_ns);
   }
 }
 
@@ -35,9 +35,9 @@ uint64_t ClockMapping::ToEventClock(uint64_t source_ns) const {
   // Signed offset from the latest sample: records may precede or follow
   // it. Only the offset goes through floating point, so that large clock
   // values keep every tick.
-  const double offset_ns =
-      source_ns >= latest_.source_ns ? static_cast<double>(source_ns - latest_.source_ns)
-                                     : -static_cast<double>(latest_.source_ns - source_ns);
+  const double offset_ns = source_ns >= latest_.source_ns
+                               ? static_cast<double>(source_ns - latest_.source_ns)
+                               : -static_cast<double>(latest_.source_ns - source_ns);
   const int64_t offset_ticks = std::llround(offset_ns * ticks_per_ns_);
   if (offset_ticks < 0 && static_cast<uint64_t>(-offset_ticks) > latest_.event_ts) return 0;
   return latest_.event_ts + static_cast<uint64_t>(offset_ticks);

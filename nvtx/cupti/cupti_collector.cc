@@ -41,17 +41,28 @@ uint64_t CuptiNow() {
 
 const char* CopyDirection(uint8_t copy_kind) {
   switch (copy_kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+      return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+      return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "unknown";
   }
 }
 
@@ -93,8 +104,7 @@ CuptiCollector& CuptiCollector::Get() {
   return *collector;
 }
 
-CuptiCollector::CuptiCollector()
-    : names_(4096, names_over_cap_), ops_(names_, correlations_) {}
+CuptiCollector::CuptiCollector() : names_(4096, names_over_cap_), ops_(names_, correlations_) {}
 
 bool CuptiCollector::Start(std::string* error) {
   {
@@ -110,9 +120,10 @@ bool CuptiCollector::Start(std::string* error) {
   for (const auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY}) {
     r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
-      *error = CuptiError(kind == CUPTI_ACTIVITY_KIND_MEMCPY ? "cuptiActivityEnable(MEMCPY)"
-                                                             : "cuptiActivityEnable(CONCURRENT_KERNEL)",
-                          r);
+      *error =
+          CuptiError(kind == CUPTI_ACTIVITY_KIND_MEMCPY ? "cuptiActivityEnable(MEMCPY)"
+                                                        : "cuptiActivityEnable(CONCURRENT_KERNEL)",
+                     r);
       return false;
     }
   }
@@ -134,7 +145,7 @@ bool CuptiCollector::Start(std::string* error) {
 void CuptiCollector::Flush() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
 
 void CUPTIAPI CuptiCollector::OnBufferRequested(uint8_t** buffer, size_t* size,
-                                               size_t* max_records) {
+                                                size_t* max_records) {
   // CUPTI requires 8-byte alignment.
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer != nullptr ? kBufferBytes : 0;
@@ -143,7 +154,7 @@ void CUPTIAPI CuptiCollector::OnBufferRequested(uint8_t** buffer, size_t* size,
 }
 
 void CUPTIAPI CuptiCollector::OnBufferCompleted(CUcontext context, uint32_t stream_id,
-                                               uint8_t* buffer, size_t, size_t valid_size) {
+                                                uint8_t* buffer, size_t, size_t valid_size) {
   CuptiCollector& self = Get();
   if (buffer != nullptr && valid_size > 0) self.ProcessBuffer(buffer, valid_size);
   std::free(buffer);
@@ -154,7 +165,7 @@ void CUPTIAPI CuptiCollector::OnBufferCompleted(CUcontext context, uint32_t stre
 }
 
 void CUPTIAPI CuptiCollector::OnApiCall(void* collector, CUpti_CallbackDomain domain,
-                                       CUpti_CallbackId, const void* data) {
+                                        CUpti_CallbackId, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call == nullptr || call->callbackSite != CUPTI_API_ENTER) return;
@@ -175,12 +186,12 @@ void CuptiCollector::ProcessBuffer(uint8_t* buffer, size_t valid_size) {
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        RecordFinishedOp(ops_.FromKernel(KernelOf(*reinterpret_cast<const KernelRecord*>(record)),
-                                         *clock_));
+        RecordFinishedOp(
+            ops_.FromKernel(KernelOf(*reinterpret_cast<const KernelRecord*>(record)), *clock_));
         break;
       case CUPTI_ACTIVITY_KIND_MEMCPY:
-        RecordFinishedOp(ops_.FromMemcpy(MemcpyOf(*reinterpret_cast<const MemcpyRecord*>(record)),
-                                         *clock_));
+        RecordFinishedOp(
+            ops_.FromMemcpy(MemcpyOf(*reinterpret_cast<const MemcpyRecord*>(record)), *clock_));
         break;
       default:
         break;

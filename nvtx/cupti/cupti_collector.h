@@ -64,8 +64,8 @@ class CuptiCollector {
   NameTable names_;
   CorrelationTable correlations_;
   std::mutex mu_;
-  std::optional<ClockMapping> clock_;  // GUARDED_BY(mu_); set by Start
-  ActivityOps ops_;                    // GUARDED_BY(mu_)
+  std::optional<ClockMapping> clock_;      // GUARDED_BY(mu_); set by Start
+  ActivityOps ops_;                        // GUARDED_BY(mu_)
   uint64_t (*read_clock_ns_)() = nullptr;  // CUPTI's clock, set by Start
 };
 

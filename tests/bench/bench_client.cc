@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "floor_ring.h"
 #include "optrace/optrace.hpp"
 #include "optrace/reader/attached_segment.h"
 #include "optrace/reader/segment_drainer.h"
-#include "floor_ring.h"
 
 namespace {
 
@@ -45,7 +45,8 @@ void BM_OpPair_Enabled(benchmark::State& state) {
   const uint64_t drops_before = optrace::GetDropCounts().ring_full;
   for (auto _ : state) OpPair();
   if (state.thread_index() == 0) {
-    state.counters["drops"] = static_cast<double>(optrace::GetDropCounts().ring_full - drops_before);
+    state.counters["drops"] =
+        static_cast<double>(optrace::GetDropCounts().ring_full - drops_before);
   }
 }
 BENCHMARK(BM_OpPair_Enabled)->Setup(SetTrace)->Threads(1)->Threads(2)->UseRealTime();

@@ -84,8 +84,8 @@ class QueryBenchData {
       strings.new_strings.emplace_back(id, "op_" + std::to_string(id));
     }
     for (StringId id = kNames + 1; id <= kNames + kTags; ++id) {
-      strings.new_strings.emplace_back(id, "op_" + std::to_string(id % kNames + 1) + "_shape_" +
-                                               std::to_string(id));
+      strings.new_strings.emplace_back(
+          id, "op_" + std::to_string(id % kNames + 1) + "_shape_" + std::to_string(id));
     }
     strings.new_strings.emplace_back(kRareName, "rare_op");
     for (SessionId id : {kSession, kOtherSession}) {
@@ -175,9 +175,9 @@ void BM_ReadAllSpans(benchmark::State& state) {
   uint64_t spans = 0;
   for (auto _ : state) {
     spans = 0;
-    Status read = data->reader().ForEachSpan(
-        kSession, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-        [&](const Span&) { return ++spans, true; });
+    Status read = data->reader().ForEachSpan(kSession, std::numeric_limits<int64_t>::min(),
+                                             std::numeric_limits<int64_t>::max(),
+                                             [&](const Span&) { return ++spans, true; });
     if (!read.ok()) return state.SkipWithError(read.message().c_str());
   }
   state.counters["spans"] = static_cast<double>(spans);

@@ -259,17 +259,19 @@ int Run(const Options& o, bool enabled) {
       wall_s += std::chrono::duration<double>(m.at[i + 1] - m.at[i]).count();
       pairs += m.pairs[i + 1] - m.pairs[i];
     }
-    std::printf("rep=%d mode=%s threads=%d pairs=%llu ns_per_pair=%.3f pairs_per_s=%.0f "
-                "dropped=%llu\n",
-                r, o.mode.c_str(), o.threads, static_cast<unsigned long long>(pairs),
-                busy_ns / static_cast<double>(pairs), static_cast<double>(pairs) / wall_s,
-                static_cast<unsigned long long>(dropped_at[i] - dropped_at[i - 1]));
+    std::printf(
+        "rep=%d mode=%s threads=%d pairs=%llu ns_per_pair=%.3f pairs_per_s=%.0f "
+        "dropped=%llu\n",
+        r, o.mode.c_str(), o.threads, static_cast<unsigned long long>(pairs),
+        busy_ns / static_cast<double>(pairs), static_cast<double>(pairs) / wall_s,
+        static_cast<unsigned long long>(dropped_at[i] - dropped_at[i - 1]));
   }
-  std::printf("done mode=%s threads=%d pairs_total=%llu recorded_total=%llu dropped_total=%llu "
-              "enabled=%d\n",
-              o.mode.c_str(), o.threads, static_cast<unsigned long long>(pairs_total),
-              static_cast<unsigned long long>(recorded_total),
-              static_cast<unsigned long long>(DroppedSoFar(o.mode)), enabled ? 1 : 0);
+  std::printf(
+      "done mode=%s threads=%d pairs_total=%llu recorded_total=%llu dropped_total=%llu "
+      "enabled=%d\n",
+      o.mode.c_str(), o.threads, static_cast<unsigned long long>(pairs_total),
+      static_cast<unsigned long long>(recorded_total),
+      static_cast<unsigned long long>(DroppedSoFar(o.mode)), enabled ? 1 : 0);
   return 0;
 }
 
@@ -314,14 +316,16 @@ void List() {
 #ifdef OPTRACE_BENCH_HAVE_SPDLOG
   std::printf("spdlog-async available\n");
 #else
-  std::printf("spdlog-async missing: built without spdlog (find_package(spdlog) failed at "
-              "configure; Debian: libspdlog-dev)\n");
+  std::printf(
+      "spdlog-async missing: built without spdlog (find_package(spdlog) failed at "
+      "configure; Debian: libspdlog-dev)\n");
 #endif
 #ifdef OPTRACE_BENCH_HAVE_LTTNG
   std::printf("lttng available\n");
 #else
-  std::printf("lttng missing: built without LTTng-UST (pkg-config lttng-ust failed at "
-              "configure; Debian: liblttng-ust-dev)\n");
+  std::printf(
+      "lttng missing: built without LTTng-UST (pkg-config lttng-ust failed at "
+      "configure; Debian: liblttng-ust-dev)\n");
 #endif
   std::printf("floor available\n");
 }
@@ -355,9 +359,9 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  return o->list || (!o->mode.empty() && o->threads >= 1 &&
-                     o->threads <= optrace::bench::kFloorRings && o->seconds > 0 &&
-                     o->warmup_seconds >= 0 && o->reps >= 1 && o->rate >= 0);
+  return o->list ||
+         (!o->mode.empty() && o->threads >= 1 && o->threads <= optrace::bench::kFloorRings &&
+          o->seconds > 0 && o->warmup_seconds >= 0 && o->reps >= 1 && o->rate >= 0);
 }
 
 }  // namespace
@@ -365,9 +369,10 @@ bool ParseOptions(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, &o)) {
-    std::printf("usage: %s --mode MODE [--threads 1..%d] [--rate PAIRS_PER_S] [--seconds S] "
-                "[--reps R] [--warmup-seconds W] [--log-file PATH] | --list\n",
-                argv[0], optrace::bench::kFloorRings);
+    std::printf(
+        "usage: %s --mode MODE [--threads 1..%d] [--rate PAIRS_PER_S] [--seconds S] "
+        "[--reps R] [--warmup-seconds W] [--log-file PATH] | --list\n",
+        argv[0], optrace::bench::kFloorRings);
     return 2;
   }
   if (o.list) {
@@ -378,9 +383,10 @@ int main(int argc, char** argv) {
     const bool on = o.mode == "optrace-enabled";
     const optrace::Level want = on ? optrace::Level::kTrace : optrace::Level::kOff;
     if (!WaitForDaemon()) {
-      std::printf("bench_side_by_side: no optraced attached to segment '%s' within 5 s "
-                  "(OPTRACE_NAMESPACE must match the daemon's)\n",
-                  optrace::SegmentNameOrEmpty());
+      std::printf(
+          "bench_side_by_side: no optraced attached to segment '%s' within 5 s "
+          "(OPTRACE_NAMESPACE must match the daemon's)\n",
+          optrace::SegmentNameOrEmpty());
       return 1;
     }
     if (!SetOptraceLevel(want)) {
@@ -404,8 +410,7 @@ int main(int argc, char** argv) {
     // spdlog's defaults: a queue of 8192 messages, one worker thread, and
     // producers that block when the queue is full.
     spdlog::init_thread_pool(8192, 1);
-    auto logger =
-        spdlog::create_async<spdlog::sinks::basic_file_sink_mt>("ops", o.log_file, true);
+    auto logger = spdlog::create_async<spdlog::sinks::basic_file_sink_mt>("ops", o.log_file, true);
     logger->set_pattern("%v");  // the line exactly as the stderr log prints it
     g_spdlog = logger.get();
     const int rc = Run<SpdlogMode>(o, true);

@@ -38,8 +38,9 @@ long RunThread(double rate, Clock::time_point end) {
     const Clock::time_point now = Clock::now();
     if (now >= end) break;
     if (rate > 0) {
-      const auto due = start + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(static_cast<double>(pairs) / rate));
+      const auto due =
+          start + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(static_cast<double>(pairs) / rate));
       if (due > now) std::this_thread::sleep_until(due);
     }
   }
@@ -51,9 +52,12 @@ long RunThread(double rate, Clock::time_point end) {
 int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--threads") == 0) a.threads = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--rate") == 0) a.rate = std::atof(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--seconds") == 0) a.seconds = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--threads") == 0)
+      a.threads = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--rate") == 0)
+      a.rate = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--seconds") == 0)
+      a.seconds = std::atof(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -67,7 +71,8 @@ int main(int argc, char** argv) {
   std::vector<long> pairs(static_cast<size_t>(a.threads));
   std::vector<std::thread> threads;
   for (int t = 0; t < a.threads; ++t) {
-    threads.emplace_back([&, t] { pairs[static_cast<size_t>(t)] = RunThread(a.rate / a.threads, end); });
+    threads.emplace_back(
+        [&, t] { pairs[static_cast<size_t>(t)] = RunThread(a.rate / a.threads, end); });
   }
   for (auto& t : threads) t.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();

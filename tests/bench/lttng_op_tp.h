@@ -14,6 +14,8 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
+// The fields list is a sequence of macros, not arguments: left as written.
+// clang-format off
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(
     optrace_bench, op_class,
     LTTNG_UST_TP_ARGS(const char*, name, uint64_t, id, const char*, target, int32_t, device),
@@ -29,6 +31,7 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(
     optrace_bench, op_class, optrace_bench, complete,
     LTTNG_UST_TP_ARGS(const char*, name, uint64_t, id, const char*, target, int32_t, device))
+// clang-format on
 
 #endif  // OPTRACE_TESTS_BENCH_LTTNG_OP_TP_H_
 

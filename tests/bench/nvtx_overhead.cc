@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
   const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  std::printf("median_ns_per_pair=%.2f min_ns_per_pair=%.2f max_ns_per_pair=%.2f pairs=%ld reps=%d\n",
-              median, sorted.front(), sorted.back(), o.pairs, o.reps);
+  std::printf(
+      "median_ns_per_pair=%.2f min_ns_per_pair=%.2f max_ns_per_pair=%.2f pairs=%ld reps=%d\n",
+      median, sorted.front(), sorted.back(), o.pairs, o.reps);
   return 0;
 }

@@ -27,7 +27,8 @@ int64_t RealtimeNs() {
 
 double Percentile(std::vector<int64_t>& v, double q) {
   if (v.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::max(1.0, q * static_cast<double>(v.size()) + 0.999999)) - 1;
+  const size_t rank =
+      static_cast<size_t>(std::max(1.0, q * static_cast<double>(v.size()) + 0.999999)) - 1;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(rank), v.end());
   return static_cast<double>(v[rank]) / 1000.0;
 }
@@ -72,8 +73,9 @@ int main(int argc, char** argv) {
   const double p50 = Percentile(latency, 0.50);
   const double p90 = Percentile(latency, 0.90);
   const double p99 = Percentile(latency, 0.99);
-  const double max = n ? static_cast<double>(*std::max_element(latency.begin(), latency.end())) / 1000.0 : 0;
-  std::printf("events=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f lags=%llu\n", n, p50, p90, p99, max,
-              static_cast<unsigned long long>(lags));
+  const double max =
+      n ? static_cast<double>(*std::max_element(latency.begin(), latency.end())) / 1000.0 : 0;
+  std::printf("events=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f lags=%llu\n", n, p50, p90,
+              p99, max, static_cast<unsigned long long>(lags));
   return 0;
 }

@@ -95,8 +95,7 @@ class Node {
 
   // A producer of this node: its namespace, tracing from the start, with
   // rings of `ring_capacity` events (a full ring drops events).
-  std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
-                                            const std::string& label,
+  std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args, const std::string& label,
                                             uint32_t ring_capacity = 65536) {
     std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -535,8 +534,8 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
     {
       Node idle(folder, name, "");
       ASSERT_TRUE(idle.Start()) << idle.daemon().log();
-      auto producer = idle.StartProducer({"--threads", "4", "--ops", std::to_string(ops)}, name,
-                                         kRingCapacity);
+      auto producer =
+          idle.StartProducer({"--threads", "4", "--ops", std::to_string(ops)}, name, kRingCapacity);
       ASSERT_TRUE(producer->Wait(600s).has_value());
       ASSERT_TRUE(WaitUntil(
           [&] {

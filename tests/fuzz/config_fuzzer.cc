@@ -11,7 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace optrace::daemon;
-  static const std::string path = "/tmp/optrace-config-fuzz-" + std::to_string(::getpid()) + ".toml";
+  static const std::string path =
+      "/tmp/optrace-config-fuzz-" + std::to_string(::getpid()) + ".toml";
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;
   std::fwrite(data, 1, size, f);

@@ -95,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3: {
       optrace::v1::ExportRequest r;
       if (r.ParseFromString(body) && r.format() != optrace::v1::EXPORT_FORMAT_SQLITE) {
-        ExportSession(*g_reader, r, [](uint64_t) {}, [](std::string_view, uint64_t) { return true; });
+        ExportSession(
+            *g_reader, r, [](uint64_t) {}, [](std::string_view, uint64_t) { return true; });
       }
       break;
     }

@@ -35,7 +35,8 @@ std::string SegmentImage() {
   o.string_slots = 8;
   o.string_blob_bytes = 256;
   std::string error;
-  auto seg = client::ProducerSegment::Create(o, abi::LevelValue::kTrace, abi::LevelValue::kTrace, &error);
+  auto seg =
+      client::ProducerSegment::Create(o, abi::LevelValue::kTrace, abi::LevelValue::kTrace, &error);
   if (!seg) {
     std::fprintf(stderr, "%s\n", error.c_str());
     std::exit(1);
@@ -50,7 +51,8 @@ std::string SegmentImage() {
       e.ts = 100 + pos;
       e.op_id = 1 + pos / 2 + ring * 100;
       e.name_id = name;
-      e.kind = static_cast<uint8_t>(pos % 2 == 0 ? abi::EventKind::kLaunch : abi::EventKind::kComplete);
+      e.kind =
+          static_cast<uint8_t>(pos % 2 == 0 ? abi::EventKind::kLaunch : abi::EventKind::kComplete);
       e.level = 5;
       e.target_kind = 1;
       e.stamp = abi::StampFor(pos);

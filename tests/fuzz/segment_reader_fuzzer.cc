@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = std::string(kShmFolder) + "/" + shm;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
   if (fd < 0) return 0;
-  const bool written = ::write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size());
+  const bool written =
+      ::write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size());
   ::close(fd);
   if (written) {
     reader::AttachPolicy policy;

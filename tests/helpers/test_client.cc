@@ -29,7 +29,8 @@ int Tail(optrace::v1::OpTrace::Stub& stub, int level) {
   while (stream->Read(&item)) {
     if (item.has_event()) std::printf("event %s\n", item.event().name().c_str());
     if (item.has_span()) std::printf("span %s\n", item.span().name().c_str());
-    if (item.has_lag()) std::printf("lag %llu\n", static_cast<unsigned long long>(item.lag().skipped()));
+    if (item.has_lag())
+      std::printf("lag %llu\n", static_cast<unsigned long long>(item.lag().skipped()));
     std::fflush(stdout);
   }
   const grpc::Status status = stream->Finish();

@@ -17,9 +17,8 @@
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
 #include <unistd.h>
 
-#include <csignal>
-
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -2,19 +2,19 @@
 // clients, a real gRPC channel over the daemon's Unix socket.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "daemon_process.h"
-#include "producer_report.h"
 #include "optrace/v1/optrace.grpc.pb.h"
+#include "producer_report.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 
@@ -40,26 +40,29 @@ class ApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-    channel_ = grpc::CreateChannel("unix:" + daemon_.socket_path(), grpc::InsecureChannelCredentials());
+    channel_ =
+        grpc::CreateChannel("unix:" + daemon_.socket_path(), grpc::InsecureChannelCredentials());
     stub_ = v1::OpTrace::NewStub(channel_);
   }
 
   v1::Session WaitForSession(uint32_t pid, bool ended) {
     v1::Session found;
-    WaitUntil([&] {
-      grpc::ClientContext ctx;
-      v1::ListSessionsRequest req;
-      req.set_all(true);
-      v1::ListSessionsResponse resp;
-      if (!stub_->ListSessions(&ctx, req, &resp).ok()) return false;
-      for (const auto& s : resp.sessions()) {
-        if (s.pid() == pid && (!ended || s.state() != v1::SESSION_STATE_RUNNING)) {
-          found = s;
-          return true;
-        }
-      }
-      return false;
-    }, 20s);
+    WaitUntil(
+        [&] {
+          grpc::ClientContext ctx;
+          v1::ListSessionsRequest req;
+          req.set_all(true);
+          v1::ListSessionsResponse resp;
+          if (!stub_->ListSessions(&ctx, req, &resp).ok()) return false;
+          for (const auto& s : resp.sessions()) {
+            if (s.pid() == pid && (!ended || s.state() != v1::SESSION_STATE_RUNNING)) {
+              found = s;
+              return true;
+            }
+          }
+          return false;
+        },
+        20s);
     return found;
   }
 
@@ -149,11 +152,13 @@ TEST_F(ApiTest, TailRunning_ProducerStartedDuringIt_TracedFromFirstOp) {
   Subprocess tail({OPTRACE_TEST_CLIENT, "tail", daemon_.socket_path()});
   ASSERT_TRUE(tail.WaitForLine("streaming", 10s).has_value());
   // The control segment carries the tail's level before any attach.
-  ASSERT_TRUE(WaitUntil([&] {
-    auto probe = StartProducer({"--ops", "0"});
-    probe->Wait(10s);
-    return DoneCounts(*probe).count("launches") && DoneCounts(*probe).at("launches") == 1;
-  }, 10s));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto probe = StartProducer({"--ops", "0"});
+        probe->Wait(10s);
+        return DoneCounts(*probe).count("launches") && DoneCounts(*probe).at("launches") == 1;
+      },
+      10s));
   auto producer = StartProducer({"--ops", "100"});
   ASSERT_TRUE(producer->Wait(20s).has_value());
   EXPECT_EQ(DoneCounts(*producer).at("launches"), 201u) << "every op, the first one included";
@@ -223,7 +228,8 @@ TEST_F(ApiTest, SetLevelByLabel_ReachesOnlyThoseProducersAndClearRestores) {
   auto b = StartProducer({"--forever"}, {{"OPTRACE_SESSION", "beta"}});
   ASSERT_TRUE(a->WaitForLine("ready", 20s) && b->WaitForLine("ready", 20s));
   const auto pa = static_cast<uint32_t>(a->pid()), pb = static_cast<uint32_t>(b->pid());
-  ASSERT_TRUE(WaitUntil([&] { return LiveLevelOf(pa) == v1::LEVEL_OFF && LiveLevelOf(pb) == v1::LEVEL_OFF; }, 10s));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return LiveLevelOf(pa) == v1::LEVEL_OFF && LiveLevelOf(pb) == v1::LEVEL_OFF; }, 10s));
   grpc::ClientContext ctx;
   v1::SetLevelRequest req;
   req.set_level(v1::LEVEL_TRACE);
@@ -249,18 +255,21 @@ TEST_F(ApiTest, SetLevelByLabel_ReachesOnlyThoseProducersAndClearRestores) {
 }
 
 TEST_F(ApiTest, GetSession_RunningWithOpenOp_ShowsItOpen) {
-  auto producer = StartProducer({"--ops", "10", "--hold-open", "rms_norm"}, {{"OPTRACE_LEVEL", "trace"}});
+  auto producer =
+      StartProducer({"--ops", "10", "--hold-open", "rms_norm"}, {{"OPTRACE_LEVEL", "trace"}});
   const auto holding = producer->WaitForLine("holding=", 20s);
   ASSERT_TRUE(holding.has_value());
   const v1::Session s = WaitForSession(static_cast<uint32_t>(producer->pid()), false);
   ASSERT_NE(s.id(), 0u);
   v1::GetSessionResponse resp;
-  ASSERT_TRUE(WaitUntil([&] {
-    grpc::ClientContext ctx;
-    v1::GetSessionRequest req;
-    req.set_session_id(s.id());
-    return stub_->GetSession(&ctx, req, &resp).ok() && resp.open_ops_size() == 1;
-  }, 10s));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext ctx;
+        v1::GetSessionRequest req;
+        req.set_session_id(s.id());
+        return stub_->GetSession(&ctx, req, &resp).ok() && resp.open_ops_size() == 1;
+      },
+      10s));
   EXPECT_EQ(resp.open_ops(0).name(), "rms_norm");
   EXPECT_EQ(resp.open_ops(0).op_id(), ParseCounts("holding=" + *holding).at("holding"));
   EXPECT_GT(resp.open_ops(0).open_for_ns(), 0u);
@@ -306,7 +315,8 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
   v1::GetStatsResponse stats;
   ASSERT_TRUE(stub_->GetStats(&ctx, req, &stats).ok());
   std::map<std::string, std::vector<uint64_t>> durations;
-  for (const auto& s : AllSpans(run.session.id(), 1000)) durations[s.name()].push_back(s.duration_ns());
+  for (const auto& s : AllSpans(run.session.id(), 1000))
+    durations[s.name()].push_back(s.duration_ns());
   std::map<std::string, v1::OpStats> rows;
   for (const auto& r : stats.rows()) rows[r.key()] = r;
   ASSERT_TRUE(rows.count("sleep_2ms") && rows.count("sleep_5ms"));
@@ -330,7 +340,8 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
     if (name.rfind("sleep_", 0) != 0) continue;  // "start": no known length
     const uint64_t slept = name == "sleep_2ms" ? 2'000'000 : 5'000'000;
     EXPECT_GE(r.min_ns(), slept) << "an op lasts at least what the producer slept in it";
-    EXPECT_LT(r.p50_ns(), 3 * slept + 5'000'000) << "and not wildly more (loaded machines oversleep)";
+    EXPECT_LT(r.p50_ns(), 3 * slept + 5'000'000)
+        << "and not wildly more (loaded machines oversleep)";
   }
   double share = 0;
   for (const auto& r : stats.rows()) share += r.share();

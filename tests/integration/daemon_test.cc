@@ -13,9 +13,9 @@
 
 #include "common/segment_name.h"
 #include "daemon_process.h"
-#include "producer_report.h"
 #include "model/span.h"
 #include "optrace/abi.h"
+#include "producer_report.h"
 #include "producer_segment.h"
 #include "storage/span_reader.h"
 #include "string_interner.h"
@@ -115,10 +115,12 @@ class DaemonTest : public ::testing::Test {
   // Waits until the session of `pid` is stored with an end state.
   std::optional<SessionRecord> WaitForEnd(uint32_t pid) {
     std::optional<SessionRecord> r;
-    WaitUntil([&] {
-      r = db_.SessionByPid(pid);
-      return r && r->state != SessionState::kRunning;
-    }, 20s);
+    WaitUntil(
+        [&] {
+          r = db_.SessionByPid(pid);
+          return r && r->state != SessionState::kRunning;
+        },
+        20s);
     return r;
   }
 };
@@ -127,9 +129,9 @@ TEST_F(DaemonTest, ThreeProducersTwoThreadsEach_EveryOpOneSpanWithPairingParents
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   std::vector<std::unique_ptr<Subprocess>> producers;
   for (int i = 0; i < 3; ++i) {
-    producers.push_back(StartProducer({"--threads", "2", "--ops", "3000"},
-                                      {{"OPTRACE_RING_CAPACITY", "65536"},
-                                       {"OPTRACE_SESSION", "run" + std::to_string(i)}}));
+    producers.push_back(StartProducer(
+        {"--threads", "2", "--ops", "3000"},
+        {{"OPTRACE_RING_CAPACITY", "65536"}, {"OPTRACE_SESSION", "run" + std::to_string(i)}}));
   }
   for (auto& p : producers) {
     const auto status = p->Wait(30s);
@@ -192,12 +194,14 @@ TEST_F(DaemonTest, ProducerKilledInLongOp_CrashedWithThatOpIncompleteAndEarlierO
   EXPECT_EQ(long_op->status, SpanStatus::kIncomplete);
   EXPECT_EQ(long_op->op_id, counts.at("holding"));
   // The crashed producer's segment is removed once its end is stored.
-  EXPECT_TRUE(WaitUntil([&] { return !SegmentExists(static_cast<uint32_t>(producer->pid())); }, 5s));
+  EXPECT_TRUE(
+      WaitUntil([&] { return !SegmentExists(static_cast<uint32_t>(producer->pid())); }, 5s));
 }
 
 TEST_F(DaemonTest, DaemonKilledAndRestarted_ProducerKeepsTracing_EveryEventStoredOrCounted) {
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-  auto producer = StartProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
+  auto producer =
+      StartProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   std::this_thread::sleep_for(300ms);
   daemon_.Kill();
@@ -207,7 +211,8 @@ TEST_F(DaemonTest, DaemonKilledAndRestarted_ProducerKeepsTracing_EveryEventStore
   producer->Kill(SIGTERM);
   const auto status = producer->Wait(20s);
   ASSERT_TRUE(status && status->exited) << producer->stderr_text();
-  const auto done = ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
+  const auto done =
+      ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
   const uint64_t written = done.at("launches") + done.at("completes");
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
@@ -224,14 +229,16 @@ TEST_F(DaemonTest, DaemonKilledAndRestarted_ProducerKeepsTracing_EveryEventStore
 }
 
 TEST_F(DaemonTest, ProducerStartedBeforeDaemon_EventsIngestedOnceItStarts) {
-  auto producer = StartProducer({"--threads", "1", "--forever"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
+  auto producer =
+      StartProducer({"--threads", "1", "--forever"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   std::this_thread::sleep_for(100ms);
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   std::this_thread::sleep_for(300ms);
   producer->Kill(SIGTERM);
   ASSERT_TRUE(producer->Wait(20s).has_value());
-  const auto done = ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
+  const auto done =
+      ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
   uint64_t stored = 0;
@@ -265,7 +272,8 @@ class HandMadeSegment {
     o.string_slots = 16;
     o.string_blob_bytes = 1024;
     std::string error;
-    segment_ = client::ProducerSegment::Create(o, abi::LevelValue::kTrace, abi::LevelValue::kTrace, &error);
+    segment_ = client::ProducerSegment::Create(o, abi::LevelValue::kTrace, abi::LevelValue::kTrace,
+                                               &error);
     EXPECT_NE(segment_, nullptr) << error;
   }
   ~HandMadeSegment() {
@@ -285,9 +293,11 @@ TEST_F(DaemonTest, Malicious_HostileSegmentsBesideHealthyProducer_HealthyIntactH
   bad_rings.segment().ring(1).write_pos.store(10);
   std::memset(static_cast<void*>(bad_rings.segment().slots(1)), 0xAB, 64 * 10);
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-  auto producer = StartProducer({"--threads", "2", "--ops", "2000"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
+  auto producer =
+      StartProducer({"--threads", "2", "--ops", "2000"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
   ASSERT_TRUE(producer->Wait(30s).has_value());
-  const auto done = ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
+  const auto done =
+      ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
   EXPECT_EQ(db_.Spans(session->id).size(), done.at("launches"));
@@ -297,7 +307,8 @@ TEST_F(DaemonTest, Malicious_HostileSegmentsBesideHealthyProducer_HealthyIntactH
                      bad_magic.segment().name() + ": magic 0x000000000000002a"),
             std::string::npos)
       << log;
-  EXPECT_TRUE(WaitUntil([&] { return daemon_.log().find("ABI violations") != std::string::npos; }, 5s))
+  EXPECT_TRUE(
+      WaitUntil([&] { return daemon_.log().find("ABI violations") != std::string::npos; }, 5s))
       << daemon_.log();
   EXPECT_EQ(daemon_.Stop(), 0) << "the daemon survived and stops cleanly";
 }
@@ -322,7 +333,8 @@ TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {
   const std::string run = folder_.path() + "/open";
   ASSERT_EQ(::mkdir(run.c_str(), 0777), 0);
   ASSERT_EQ(::chmod(run.c_str(), 0777), 0);  // whatever the umask
-  Subprocess daemon({OPTRACED_PATH, "--db", folder_.path() + "/x.db", "--socket", run + "/optraced.sock"});
+  Subprocess daemon(
+      {OPTRACED_PATH, "--db", folder_.path() + "/x.db", "--socket", run + "/optraced.sock"});
   const auto status = daemon.Wait(20s);
   ASSERT_TRUE(status.has_value());
   EXPECT_NE(status->code, 0);

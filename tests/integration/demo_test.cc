@@ -28,9 +28,10 @@ const std::vector<std::string> kUnfusedStep = {
     "rms_norm", "matmul", "elementwise", "matmul", "elementwise",  // layer 2
     "rms_norm", "matmul", "softmax"};                              // head
 const std::vector<std::string> kFusedStep = {
-    "rms_norm", "fused_matmul_gelu", "matmul", "elementwise",
-    "rms_norm", "fused_matmul_gelu", "matmul", "elementwise",
-    "fused_rms_norm_matmul", "softmax"};
+    "rms_norm",    "fused_matmul_gelu", "matmul",
+    "elementwise", "rms_norm",          "fused_matmul_gelu",
+    "matmul",      "elementwise",       "fused_rms_norm_matmul",
+    "softmax"};
 
 struct Stored {
   SessionRecord record;
@@ -50,28 +51,31 @@ class DemoTest : public ::testing::Test {
     if (!demo.Wait(60s)) return std::nullopt;
     checksum_line_ = demo.stdout_text();
     std::optional<Stored> out;
-    testing::WaitUntil([&] {
-      auto reader = daemon::SpanReader::Open(daemon_.db_path());
-      if (!reader.ok()) return false;
-      auto sessions = reader.value()->ListSessions();
-      if (!sessions.ok()) return false;
-      for (const SessionRecord& r : sessions.value()) {
-        if (r.pid != static_cast<uint32_t>(demo.pid()) || r.state == SessionState::kRunning) continue;
-        Stored s{r, {}, {}};
-        reader.value()->ForEachSpan(r.id, INT64_MIN, INT64_MAX, [&](const Span& span) {
-          s.spans.push_back(span);
-          return true;
-        });
-        const auto strings = reader.value()->LoadStrings();
-        if (!strings.ok()) return false;
-        for (const auto& [id, text] : strings.value()) s.text[id] = text;
-        std::sort(s.spans.begin(), s.spans.end(),
-                  [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
-        out = std::move(s);
-        return true;
-      }
-      return false;
-    }, 20s);
+    testing::WaitUntil(
+        [&] {
+          auto reader = daemon::SpanReader::Open(daemon_.db_path());
+          if (!reader.ok()) return false;
+          auto sessions = reader.value()->ListSessions();
+          if (!sessions.ok()) return false;
+          for (const SessionRecord& r : sessions.value()) {
+            if (r.pid != static_cast<uint32_t>(demo.pid()) || r.state == SessionState::kRunning)
+              continue;
+            Stored s{r, {}, {}};
+            reader.value()->ForEachSpan(r.id, INT64_MIN, INT64_MAX, [&](const Span& span) {
+              s.spans.push_back(span);
+              return true;
+            });
+            const auto strings = reader.value()->LoadStrings();
+            if (!strings.ok()) return false;
+            for (const auto& [id, text] : strings.value()) s.text[id] = text;
+            std::sort(s.spans.begin(), s.spans.end(),
+                      [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
+            out = std::move(s);
+            return true;
+          }
+          return false;
+        },
+        20s);
     return out;
   }
 
@@ -117,7 +121,8 @@ TEST_F(DemoTest, Fused_SameChecksumFewerOps) {
 }
 
 TEST_F(DemoTest, CrashAfter5_SessionCrashedWithExactlyTheFifthOpIncomplete) {
-  const auto s = RunDemo({"--mode", "unfused", "--layers", "2", "--steps", "2", "--crash-after", "5"});
+  const auto s =
+      RunDemo({"--mode", "unfused", "--layers", "2", "--steps", "2", "--crash-after", "5"});
   ASSERT_TRUE(s.has_value()) << daemon_.log();
   EXPECT_EQ(s->record.state, SessionState::kCrashed);
   ASSERT_EQ(s->spans.size(), 5u);

@@ -59,9 +59,10 @@ TEST(CuptiDeviceTest, NvtxCudaProgram_KernelsAndCopiesAreGpuSpansInsideTheirRang
   testing::TempFolder folder;
   testing::DaemonProcess daemon(folder.path());
   ASSERT_TRUE(daemon.Start()) << daemon.log();
-  testing::Subprocess program({CUDA_NVTX_PROGRAM}, {{"NVTX_INJECTION64_PATH", OPTRACE_NVTX_LIBRARY},
-                                                    {"CUDA_INJECTION64_PATH", OPTRACE_CUPTI_LIBRARY},
-                                                    {"OPTRACE_LEVEL", "trace"}});
+  testing::Subprocess program({CUDA_NVTX_PROGRAM},
+                              {{"NVTX_INJECTION64_PATH", OPTRACE_NVTX_LIBRARY},
+                               {"CUDA_INJECTION64_PATH", OPTRACE_CUPTI_LIBRARY},
+                               {"OPTRACE_LEVEL", "trace"}});
   const auto status = program.Wait(60s);
   ASSERT_TRUE(status && status->exited && status->code == 0) << program.stderr_text();
   const auto session =

@@ -213,8 +213,9 @@ TEST_F(NvtxInjectionTest, OptraceRunNvtx_UnmodifiedProgram_TracedEndToEnd) {
 }
 
 TEST_F(NvtxInjectionTest, OptraceRunNvtx_LibraryMissing_RefusedWithExit2) {
-  Subprocess run({OPTRACE_CLI, "--socket", daemon_.socket_path(), "run", "--nvtx", "--", "/bin/true"},
-                 {{"OPTRACE_NVTX_LIBRARY", folder_.path() + "/missing.so"}});
+  Subprocess run(
+      {OPTRACE_CLI, "--socket", daemon_.socket_path(), "run", "--nvtx", "--", "/bin/true"},
+      {{"OPTRACE_NVTX_LIBRARY", folder_.path() + "/missing.so"}});
   const auto status = run.Wait(30s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->code, 2);

@@ -10,12 +10,12 @@
 // lines, and "done" last. The scenario leaves two pushed ranges and one
 // started range open when it exits.
 #include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvtx3.hpp>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nvtx3/nvtx3.hpp>
 #include <string>
 #include <thread>
 

@@ -42,27 +42,29 @@ std::optional<StoredSession> WaitForStoredSession(const std::string& db_path, ui
                                                   std::chrono::milliseconds timeout) {
   std::unique_ptr<daemon::SpanReader> reader;
   std::optional<daemon::SessionRecord> record;
-  WaitUntil([&] {
-    if (!reader) {
-      auto opened = daemon::SpanReader::Open(db_path);
-      if (!opened.ok()) return false;
-      reader = std::move(opened).value();
-    }
-    auto sessions = reader->ListSessions();
-    if (!sessions.ok()) return false;
-    for (const daemon::SessionRecord& r : sessions.value()) {
-      if (r.pid == pid && r.state != daemon::SessionState::kRunning) record = r;
-    }
-    return record.has_value();
-  }, timeout);
+  WaitUntil(
+      [&] {
+        if (!reader) {
+          auto opened = daemon::SpanReader::Open(db_path);
+          if (!opened.ok()) return false;
+          reader = std::move(opened).value();
+        }
+        auto sessions = reader->ListSessions();
+        if (!sessions.ok()) return false;
+        for (const daemon::SessionRecord& r : sessions.value()) {
+          if (r.pid == pid && r.state != daemon::SessionState::kRunning) record = r;
+        }
+        return record.has_value();
+      },
+      timeout);
   if (!record) return std::nullopt;
   StoredSession out;
   out.record = *record;
-  const Status spans = reader->ForEachSpan(record->id, INT64_MIN, INT64_MAX,
-                                           [&](const daemon::Span& s) {
-                                             out.spans.push_back(s);
-                                             return true;
-                                           });
+  const Status spans =
+      reader->ForEachSpan(record->id, INT64_MIN, INT64_MAX, [&](const daemon::Span& s) {
+        out.spans.push_back(s);
+        return true;
+      });
   EXPECT_TRUE(spans.ok()) << spans.message();
   const Status instants = reader->ForEachInstant(record->id, [&](const daemon::Instant& i) {
     out.instants.push_back(i);

@@ -70,8 +70,8 @@ TEST(Utf8TextTest, WideLongerThanCapacity_StopsBeforeCharacterThatDoesNotFit) {
 }
 
 TEST(Utf8TextTest, Malicious_WideSurrogateAndOutOfRange_ReplacementCharacter) {
-  const wchar_t text[] = {L'a', static_cast<wchar_t>(0xD800), static_cast<wchar_t>(0x110000),
-                          L'b', L'\0'};
+  const wchar_t text[] = {L'a', static_cast<wchar_t>(0xD800), static_cast<wchar_t>(0x110000), L'b',
+                          L'\0'};
   EXPECT_EQ(Wide(text, 512), "a\uFFFD\uFFFDb");
 }
 

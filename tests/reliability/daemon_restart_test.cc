@@ -30,11 +30,12 @@ TEST(DaemonRestartTest, KilledAndRestartedUnderLoad_WrittenEqualsStoredPlusDropp
   // releases slots before their batch commits and a kill loses them
   // (dropped_daemon_restart).
   const double seconds = 1.6 * restarts + 3;
-  const Clock::time_point loads_end = Clock::now() + std::chrono::milliseconds(
-                                                         static_cast<int>(seconds * 1000));
+  const Clock::time_point loads_end =
+      Clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
   std::vector<std::unique_ptr<Subprocess>> producers;
   for (const char* capacity : {"4096", "16384", "65536"}) {
-    producers.push_back(StartLoadProducer(2, 20000, seconds, {{"OPTRACE_RING_CAPACITY", capacity}}));
+    producers.push_back(
+        StartLoadProducer(2, 20000, seconds, {{"OPTRACE_RING_CAPACITY", capacity}}));
   }
   producers.push_back(StartLoadProducer(1, 200000, seconds, {{"OPTRACE_RING_CAPACITY", "1024"}}));
   int kills = 0;
@@ -60,7 +61,8 @@ TEST(DaemonRestartTest, KilledAndRestartedUnderLoad_WrittenEqualsStoredPlusDropp
   EventBalance total;
   uint64_t restart_losses = 0, ring_full = 0;
   for (auto& p : producers) {
-    ASSERT_TRUE(p->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000)) + 30s).has_value());
+    ASSERT_TRUE(
+        p->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000)) + 30s).has_value());
     const auto session = store.WaitForEnd(static_cast<uint32_t>(p->pid()), 20s);
     ASSERT_TRUE(session.has_value()) << daemon.log();
     EXPECT_EQ(session->state, daemon::SessionState::kExited);
@@ -79,13 +81,13 @@ TEST(DaemonRestartTest, KilledAndRestartedUnderLoad_WrittenEqualsStoredPlusDropp
   }
   EXPECT_GT(total.stored, 0u);
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
-  ReportFigure(std::to_string(kills) + " daemon kills under " + std::to_string(producers.size()) +
-               " producers (" + std::to_string(ended_while_down) +
-               " ended while no daemon ran): written " + std::to_string(total.written) + " = stored " +
-               std::to_string(total.stored) + " + dropped " + std::to_string(total.dropped) +
-               " (daemon_restart " + std::to_string(restart_losses) + ", ring_full " +
-               std::to_string(ring_full) + "); unaccounted " +
-               std::to_string(total.unaccounted()) + "; seed " + std::to_string(seed));
+  ReportFigure(
+      std::to_string(kills) + " daemon kills under " + std::to_string(producers.size()) +
+      " producers (" + std::to_string(ended_while_down) + " ended while no daemon ran): written " +
+      std::to_string(total.written) + " = stored " + std::to_string(total.stored) + " + dropped " +
+      std::to_string(total.dropped) + " (daemon_restart " + std::to_string(restart_losses) +
+      ", ring_full " + std::to_string(ring_full) + "); unaccounted " +
+      std::to_string(total.unaccounted()) + "; seed " + std::to_string(seed));
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ bool Ignores(pid_t pid, int sig) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("SigIgn:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+    if (line.rfind("SigIgn:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
   }
   return false;
 }
@@ -67,11 +68,11 @@ int TailEvents(v1::OpTrace::Stub& stub, int want, std::chrono::milliseconds time
 
 // What one fill-and-free cycle measured.
 struct CycleFigures {
-  std::string error;                   // writer_last_error while failing
+  std::string error;                    // writer_last_error while failing
   uint64_t ingested_while_failing = 0;  // events ingested in 1 s of failing writes
-  int tailed = 0;                      // events a tail opened then received
-  EventBalance balance;                // of the cycle's producer
-  uint64_t shed = 0;                   // its dropped_shed
+  int tailed = 0;                       // events a tail opened then received
+  EventBalance balance;                 // of the cycle's producer
+  uint64_t shed = 0;                    // its dropped_shed
 };
 
 class DiskFullTest : public ::testing::Test {
@@ -97,10 +98,13 @@ class DiskFullTest : public ::testing::Test {
     ASSERT_TRUE(before.has_value());
     const double seconds = 8;
     auto load = StartLoadProducer(2, 40000, seconds);
-    ASSERT_TRUE(WaitUntil([&] {
-      const auto st = DaemonStatus(*stub_);
-      return st && Counter(*st, "spans_committed") > Counter(*before, "spans_committed");
-    }, 10s)) << daemon_.log();
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          const auto st = DaemonStatus(*stub_);
+          return st && Counter(*st, "spans_committed") > Counter(*before, "spans_committed");
+        },
+        10s))
+        << daemon_.log();
     // Linux refuses a write at an offset beyond RLIMIT_FSIZE even inside a
     // larger file, and the WAL is rewritten from its start after each
     // checkpoint: 256 KiB beyond the smaller file is soon crossed.
@@ -108,11 +112,15 @@ class DiskFullTest : public ::testing::Test {
         std::min(FileBytes(daemon_.db_path()), FileBytes(daemon_.db_path() + "-wal")) + (256 << 10);
     SetFileSizeLimit(pid_, std::to_string(limit));
     std::optional<v1::GetStatusResponse> failing;
-    ASSERT_TRUE(WaitUntil([&] {
-      failing = DaemonStatus(*stub_);
-      return failing && failing->writer_errors() > before->writer_errors() &&
-             !failing->writer_last_error().empty();
-    }, 20s)) << "writes never failed under a limit of " << limit << " bytes\n" << daemon_.log();
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          failing = DaemonStatus(*stub_);
+          return failing && failing->writer_errors() > before->writer_errors() &&
+                 !failing->writer_last_error().empty();
+        },
+        20s))
+        << "writes never failed under a limit of " << limit << " bytes\n"
+        << daemon_.log();
     out->error = failing->writer_last_error();
     // While writes fail: events still ingested, tails still served,
     // nothing committed.
@@ -127,23 +135,29 @@ class DiskFullTest : public ::testing::Test {
     const auto after_tail = DaemonStatus(*stub_);
     ASSERT_TRUE(after_tail.has_value());
     EXPECT_FALSE(after_tail->writer_last_error().empty()) << "writes failed all along";
-    ASSERT_FALSE(load->Wait(0ms).has_value()) << "the load ended while writes failed; raise --seconds";
+    ASSERT_FALSE(load->Wait(0ms).has_value())
+        << "the load ended while writes failed; raise --seconds";
     // Space returns.
     SetFileSizeLimit(pid_, "unlimited");
-    EXPECT_TRUE(WaitUntil([&] {
-      const auto resumed = DaemonStatus(*stub_);
-      return resumed && resumed->writer_last_error().empty() &&
-             Counter(*resumed, "spans_committed") > Counter(*during, "spans_committed");
-    }, 20s)) << "writing did not resume\n" << daemon_.log();
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          const auto resumed = DaemonStatus(*stub_);
+          return resumed && resumed->writer_last_error().empty() &&
+                 Counter(*resumed, "spans_committed") > Counter(*during, "spans_committed");
+        },
+        20s))
+        << "writing did not resume\n"
+        << daemon_.log();
     // What could not wait for the disk was shed and counted.
-    ASSERT_TRUE(load->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000)) + 20s).has_value());
+    ASSERT_TRUE(
+        load->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000)) + 20s).has_value());
     const auto session = store_.WaitForEnd(static_cast<uint32_t>(load->pid()), 20s);
     ASSERT_TRUE(session.has_value()) << daemon_.log();
     out->balance = BalanceOf(*load, *session, store_);
     out->shed = session->dropped_shed;
-    EXPECT_EQ(out->balance.unaccounted(), 0) << "written " << out->balance.written << " stored "
-                                             << out->balance.stored << " dropped "
-                                             << out->balance.dropped;
+    EXPECT_EQ(out->balance.unaccounted(), 0)
+        << "written " << out->balance.written << " stored " << out->balance.stored << " dropped "
+        << out->balance.dropped;
   }
 
   TempFolder folder_;
@@ -153,7 +167,8 @@ class DiskFullTest : public ::testing::Test {
   std::unique_ptr<v1::OpTrace::Stub> stub_;
 };
 
-TEST_F(DiskFullTest, WritesFailThenSpaceReturns_DrainAndTailsGoOnErrorReportedWritingResumesDbIntact) {
+TEST_F(DiskFullTest,
+       WritesFailThenSpaceReturns_DrainAndTailsGoOnErrorReportedWritingResumesDbIntact) {
   const int cycles = Sized(1, 5);
   CycleFigures total;
   for (int i = 0; i < cycles && !HasFatalFailure(); ++i) {

@@ -70,8 +70,8 @@ class DaemonWatch {
       if (!status || status->namespace_() != ns) failure = "GetStatus failed or wrong namespace";
       if (!got.ok()) failure = "GetSession: " + got.error_message();
       if (got.ok() && session.session().events() != events_) {
-        failure = "GetSession: events " + std::to_string(session.session().events()) +
-                  ", stored " + std::to_string(events_);
+        failure = "GetSession: events " + std::to_string(session.session().events()) + ", stored " +
+                  std::to_string(events_);
       }
       if (!failure.empty() && failures_++ == 0) first_failure_ = failure;
       std::this_thread::sleep_for(50ms);
@@ -183,7 +183,8 @@ TEST(HostileClientsTest, StalledTailChurnAndMalformedFlood_MemoryBoundedOtherCli
   const uint64_t after_well_formed_kib = ResidentKib(pid);
   // Parsed requests are answered by the service itself: never with an
   // internal error, an exception (UNKNOWN) or a dead server.
-  for (const grpc::StatusCode bad : {grpc::UNKNOWN, grpc::INTERNAL, grpc::UNAVAILABLE, grpc::DATA_LOSS}) {
+  for (const grpc::StatusCode bad :
+       {grpc::UNKNOWN, grpc::INTERNAL, grpc::UNAVAILABLE, grpc::DATA_LOSS}) {
     EXPECT_EQ(well_formed_codes.count(bad), 0u) << CodesText(well_formed_codes);
   }
   EXPECT_EQ(garbage_codes.count(grpc::UNAVAILABLE), 0u) << CodesText(garbage_codes);
@@ -192,10 +193,13 @@ TEST(HostileClientsTest, StalledTailChurnAndMalformedFlood_MemoryBoundedOtherCli
   // may still be there.
   auto stub = v1::OpTrace::NewStub(NewConnection(daemon.socket_path()));
   std::optional<v1::GetStatusResponse> status;
-  EXPECT_TRUE(WaitUntil([&] {
-    status = DaemonStatus(*stub);
-    return status && status->tails() <= 1;
-  }, 20s)) << "tails still open: " << (status ? status->tails() : 0);
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        status = DaemonStatus(*stub);
+        return status && status->tails() <= 1;
+      },
+      20s))
+      << "tails still open: " << (status ? status->tails() : 0);
   watch.Stop();
   stalled.Kill(SIGKILL);
   load->Kill(SIGKILL);
@@ -208,15 +212,13 @@ TEST(HostileClientsTest, StalledTailChurnAndMalformedFlood_MemoryBoundedOtherCli
                std::to_string(after_garbage_kib >> 10) + ", after well-formed " +
                std::to_string(after_well_formed_kib >> 10) + ", peak " +
                std::to_string(watch.peak_rss_kib() >> 10) + " (bound " +
-               std::to_string(kRssBoundKib >> 10) + "); 1 stalled tail, " +
-               std::to_string(churn) + " clients connected and left (" +
-               std::to_string(churn_failures) + " failed), " + std::to_string(garbage) +
-               " garbage requests {" + CodesText(garbage_codes) + "}, " +
+               std::to_string(kRssBoundKib >> 10) + "); 1 stalled tail, " + std::to_string(churn) +
+               " clients connected and left (" + std::to_string(churn_failures) + " failed), " +
+               std::to_string(garbage) + " garbage requests {" + CodesText(garbage_codes) + "}, " +
                std::to_string(well_formed) + " hostile well-formed requests {" +
-               CodesText(well_formed_codes) + "}; other client: " +
-               std::to_string(watch.rounds()) + " rounds, " + std::to_string(watch.failures()) +
-               " failed, slowest " + std::to_string(watch.slowest().count()) + " ms; seed " +
-               std::to_string(seed));
+               CodesText(well_formed_codes) + "}; other client: " + std::to_string(watch.rounds()) +
+               " rounds, " + std::to_string(watch.failures()) + " failed, slowest " +
+               std::to_string(watch.slowest().count()) + " ms; seed " + std::to_string(seed));
 }
 
 }  // namespace

@@ -123,7 +123,8 @@ void HostileRequests::Fill(Message* message, int depth) {
             const auto f = static_cast<float>(v);
             add ? reflection->AddFloat(message, field, f) : reflection->SetFloat(message, field, f);
           } else {
-            add ? reflection->AddDouble(message, field, v) : reflection->SetDouble(message, field, v);
+            add ? reflection->AddDouble(message, field, v)
+                : reflection->SetDouble(message, field, v);
           }
           break;
         }
@@ -134,9 +135,10 @@ void HostileRequests::Fill(Message* message, int depth) {
         }
         case FieldDescriptor::CPPTYPE_ENUM: {
           // proto3 enums are open: numbers outside the enum arrive as they are.
-          const int highest = field->enum_type()->value(field->enum_type()->value_count() - 1)->number();
-          const int v = OneOf<int>(random_, {0, 1, highest, highest + 1, -1, 1000,
-                                             std::numeric_limits<int32_t>::max()});
+          const int highest =
+              field->enum_type()->value(field->enum_type()->value_count() - 1)->number();
+          const int v = OneOf<int>(
+              random_, {0, 1, highest, highest + 1, -1, 1000, std::numeric_limits<int32_t>::max()});
           add ? reflection->AddEnumValue(message, field, v)
               : reflection->SetEnumValue(message, field, v);
           break;
@@ -148,7 +150,8 @@ void HostileRequests::Fill(Message* message, int depth) {
           break;
         }
         case FieldDescriptor::CPPTYPE_MESSAGE:
-          Fill(add ? reflection->AddMessage(message, field) : reflection->MutableMessage(message, field),
+          Fill(add ? reflection->AddMessage(message, field)
+                   : reflection->MutableMessage(message, field),
                depth + 1);
           break;
       }
@@ -172,8 +175,8 @@ std::map<grpc::StatusCode, int> SendAll(const std::shared_ptr<grpc::Channel>& ch
                                         int in_flight, std::chrono::milliseconds deadline,
                                         const std::function<RawRequest()>& next) {
   std::mutex mu;
-  int sent = 0;                            // GUARDED_BY(mu)
-  std::map<grpc::StatusCode, int> codes;   // GUARDED_BY(mu)
+  int sent = 0;                           // GUARDED_BY(mu)
+  std::map<grpc::StatusCode, int> codes;  // GUARDED_BY(mu)
   grpc::GenericStub stub(channel);
   // Each sender makes one call at a time; a server-streaming RPC called as
   // unary ends at its first message or at the deadline.

@@ -33,11 +33,13 @@ TEST(ManyProducersTest, FourThreadsEachAllAtOnce_EverySessionStoredEndedAndBalan
   }
   // How many run at once, as the daemon sees them.
   uint32_t peak_running = 0;
-  WaitUntil([&] {
-    const auto status = DaemonStatus(*stub);
-    if (status) peak_running = std::max(peak_running, status->running_sessions());
-    return peak_running == static_cast<uint32_t>(count);
-  }, std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
+  WaitUntil(
+      [&] {
+        const auto status = DaemonStatus(*stub);
+        if (status) peak_running = std::max(peak_running, status->running_sessions());
+        return peak_running == static_cast<uint32_t>(count);
+      },
+      std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
   EXPECT_EQ(peak_running, static_cast<uint32_t>(count)) << "the producers all ran at once";
   StoreView store(daemon.db_path());
   EventBalance total;
@@ -63,17 +65,16 @@ TEST(ManyProducersTest, FourThreadsEachAllAtOnce_EverySessionStoredEndedAndBalan
   }
   EXPECT_GT(drops.dropped_no_ring, 0u) << "the producers with 3 rings had a thread without one";
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
-  ReportFigure(std::to_string(count) + " producers x 4 threads at " +
-               std::to_string(pairs_per_second) + " pairs/s, " +
-               std::to_string(peak_running) + " running at once for " +
-               std::to_string(static_cast<int>(seconds)) + " s: " + std::to_string(ended) +
-               " sessions ended; written " + std::to_string(total.written) + " = stored " +
-               std::to_string(total.stored) + " + dropped " + std::to_string(total.dropped) +
-               " (ring_full " + std::to_string(drops.dropped_ring_full) + ", no_ring " +
-               std::to_string(drops.dropped_no_ring) + ", shed " +
-               std::to_string(drops.dropped_shed) + ", invalid " +
-               std::to_string(drops.dropped_invalid) + "); unaccounted " +
-               std::to_string(total.unaccounted()));
+  ReportFigure(
+      std::to_string(count) + " producers x 4 threads at " + std::to_string(pairs_per_second) +
+      " pairs/s, " + std::to_string(peak_running) + " running at once for " +
+      std::to_string(static_cast<int>(seconds)) + " s: " + std::to_string(ended) +
+      " sessions ended; written " + std::to_string(total.written) + " = stored " +
+      std::to_string(total.stored) + " + dropped " + std::to_string(total.dropped) +
+      " (ring_full " + std::to_string(drops.dropped_ring_full) + ", no_ring " +
+      std::to_string(drops.dropped_no_ring) + ", shed " + std::to_string(drops.dropped_shed) +
+      ", invalid " + std::to_string(drops.dropped_invalid) + "); unaccounted " +
+      std::to_string(total.unaccounted()));
 }
 
 }  // namespace

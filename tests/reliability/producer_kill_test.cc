@@ -53,7 +53,8 @@ void CheckKilled(const Subprocess& victim, StoreView& store, KillTotals* totals)
   EXPECT_TRUE(removed) << "the segment of killed pid " << pid << " is still in /dev/shm";
 }
 
-TEST(ProducerKillTest, KilledAtRandomMomentsUnderLoad_EveryEventReadStoredOpenOpsIncompleteNoSegmentLeft) {
+TEST(ProducerKillTest,
+     KilledAtRandomMomentsUnderLoad_EveryEventReadStoredOpenOpsIncompleteNoSegmentLeft) {
   const int kills = 100;
   const unsigned seed = TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -73,10 +74,11 @@ TEST(ProducerKillTest, KilledAtRandomMomentsUnderLoad_EveryEventReadStoredOpenOp
     for (auto& v : victims) {
       v = StartTestProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
     }
-    for (auto& v : victims) ASSERT_TRUE(v->WaitForLine("ready", 20s).has_value()) << v->stderr_text();
+    for (auto& v : victims)
+      ASSERT_TRUE(v->WaitForLine("ready", 20s).has_value()) << v->stderr_text();
     for (auto& v : victims) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<int>(10, 200)(random)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::uniform_int_distribution<int>(10, 200)(random)));
       v->Kill(SIGKILL);
     }
     for (auto& v : victims) {

@@ -91,10 +91,12 @@ std::optional<daemon::SessionRecord> StoreView::SessionByPid(uint32_t pid) {
 std::optional<daemon::SessionRecord> StoreView::WaitForEnd(uint32_t pid,
                                                            std::chrono::milliseconds timeout) {
   std::optional<daemon::SessionRecord> record;
-  WaitUntil([&] {
-    record = SessionByPid(pid);
-    return record && record->state != daemon::SessionState::kRunning;
-  }, timeout);
+  WaitUntil(
+      [&] {
+        record = SessionByPid(pid);
+        return record && record->state != daemon::SessionState::kRunning;
+      },
+      timeout);
   if (record && record->state == daemon::SessionState::kRunning) return std::nullopt;
   return record;
 }
@@ -105,12 +107,13 @@ StoredEvents StoreView::Stored(daemon::SessionId session) {
     ADD_FAILURE() << "cannot open " << db_path_;
     return out;
   }
-  const Status spans = reader_->ForEachSpan(session, INT64_MIN, INT64_MAX, [&](const daemon::Span& s) {
-    ++out.spans;
-    out.events += s.status == daemon::SpanStatus::kOk ? 2 : 1;
-    out.incomplete_spans += s.status == daemon::SpanStatus::kIncomplete;
-    return true;
-  });
+  const Status spans =
+      reader_->ForEachSpan(session, INT64_MIN, INT64_MAX, [&](const daemon::Span& s) {
+        ++out.spans;
+        out.events += s.status == daemon::SpanStatus::kOk ? 2 : 1;
+        out.incomplete_spans += s.status == daemon::SpanStatus::kIncomplete;
+        return true;
+      });
   EXPECT_TRUE(spans.ok()) << "spans of session " << session << ": " << spans.message();
   const Status instants = reader_->ForEachInstant(session, [&](const daemon::Instant&) {
     ++out.events;
@@ -125,8 +128,8 @@ EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& 
   const std::map<std::string, uint64_t> done = DoneCounts(producer);
   EventBalance balance;
   if (done.count("launches") == 0 || done.count("completes") == 0) {
-    ADD_FAILURE() << "pid " << producer.pid() << " printed no done line: "
-                  << producer.stdout_text() << producer.stderr_text();
+    ADD_FAILURE() << "pid " << producer.pid() << " printed no done line: " << producer.stdout_text()
+                  << producer.stderr_text();
     return balance;
   }
   if (done.count("no_segment") != 0) {
@@ -136,7 +139,8 @@ EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& 
   const StoredEvents stored = store.Stored(session.id);
   // The span count includes spans produced but shed (SessionRecord::spans).
   if (session.dropped_shed == 0) {
-    EXPECT_EQ(session.spans, stored.spans) << "pid " << producer.pid() << ": the session's span count";
+    EXPECT_EQ(session.spans, stored.spans)
+        << "pid " << producer.pid() << ": the session's span count";
   }
   balance.stored = stored.events;
   balance.dropped = DroppedEvents(session);

@@ -43,7 +43,8 @@
 #define OPTRACE_DETAIL_CAT2(a, b) a##b
 #define OPTRACE_DETAIL_CAT(a, b) OPTRACE_DETAIL_CAT2(a, b)
 #ifdef OPTRACE_COMPILE_LEVEL
-#define OPTRACE_DETAIL_COMPILE_LEVEL OPTRACE_DETAIL_CAT(OPTRACE_DETAIL_LEVEL_, OPTRACE_COMPILE_LEVEL)
+#define OPTRACE_DETAIL_COMPILE_LEVEL \
+  OPTRACE_DETAIL_CAT(OPTRACE_DETAIL_LEVEL_, OPTRACE_COMPILE_LEVEL)
 #else
 #define OPTRACE_DETAIL_COMPILE_LEVEL 5
 #endif
@@ -62,7 +63,8 @@ static_assert(OPTRACE_DETAIL_COMPILE_LEVEL + 0 >= 0 && OPTRACE_DETAIL_COMPILE_LE
 // inline namespace named after the level, so that translation units built
 // with different ceilings link into one program without sharing (and the
 // linker picking one of) differently-compiled inline functions.
-#define OPTRACE_DETAIL_LEVEL_NAMESPACE OPTRACE_DETAIL_CAT(compile_level_, OPTRACE_DETAIL_COMPILE_LEVEL)
+#define OPTRACE_DETAIL_LEVEL_NAMESPACE \
+  OPTRACE_DETAIL_CAT(compile_level_, OPTRACE_DETAIL_COMPILE_LEVEL)
 inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
 
 // The most verbose level compiled into this translation unit.
@@ -312,7 +314,7 @@ inline void Counter(OpSite& site, int64_t value, Level level = Level::kDebug) no
 
 // Declares a scoped op `var` at this line with a static site named `name`
 // (and optionally a static tag): OPTRACE_SCOPED_OP(op, "softmax");
-#define OPTRACE_SCOPED_OP(var, ...)                              \
+#define OPTRACE_SCOPED_OP(var, ...)                                      \
   static ::optrace::OpSite OPTRACE_DETAIL_CAT(var, _site_){__VA_ARGS__}; \
   ::optrace::ScopedOp var(OPTRACE_DETAIL_CAT(var, _site_))
 

@@ -52,15 +52,14 @@ std::string NulSeparatedToSpaces(const char* data, size_t bytes) {
 Status ValidateGeometry(const abi::SegmentHeader& h, uint64_t segment_bytes,
                         const std::string& name) {
   if (h.ring_count == 0 || h.ring_count > abi::kMaxRings) {
-    return Status::InvalidSegment(name, "ring_count " + Num(h.ring_count) + " is not in [1, " +
-                                            Num(abi::kMaxRings) + "]");
+    return Status::InvalidSegment(
+        name, "ring_count " + Num(h.ring_count) + " is not in [1, " + Num(abi::kMaxRings) + "]");
   }
   const uint32_t cap = h.ring_capacity;
   if (cap < abi::kMinRingCapacity || cap > abi::kMaxRingCapacity || (cap & (cap - 1)) != 0) {
-    return Status::InvalidSegment(name, "ring_capacity " + Num(cap) +
-                                            " is not a power of two in [" +
-                                            Num(abi::kMinRingCapacity) + ", " +
-                                            Num(abi::kMaxRingCapacity) + "]");
+    return Status::InvalidSegment(
+        name, "ring_capacity " + Num(cap) + " is not a power of two in [" +
+                  Num(abi::kMinRingCapacity) + ", " + Num(abi::kMaxRingCapacity) + "]");
   }
   if (h.string_slots < abi::kFirstUserString || h.string_slots > abi::kMaxStringSlots) {
     return Status::InvalidSegment(name, "string_slots " + Num(h.string_slots) + " is not in [" +
@@ -73,8 +72,10 @@ Status ValidateGeometry(const abi::SegmentHeader& h, uint64_t segment_bytes,
   }
   // Sizes: all factors are bounded above, but check anyway.
   uint64_t ring_bytes = 0, slot_bytes = 0, entry_bytes = 0;
-  if (__builtin_mul_overflow(uint64_t{h.ring_count}, uint64_t{abi::kRingHeaderBytes}, &ring_bytes) ||
-      __builtin_mul_overflow(uint64_t{h.ring_count} * cap, uint64_t{abi::kEventBytes}, &slot_bytes) ||
+  if (__builtin_mul_overflow(uint64_t{h.ring_count}, uint64_t{abi::kRingHeaderBytes},
+                             &ring_bytes) ||
+      __builtin_mul_overflow(uint64_t{h.ring_count} * cap, uint64_t{abi::kEventBytes},
+                             &slot_bytes) ||
       __builtin_mul_overflow(uint64_t{h.string_slots}, uint64_t{abi::kStringEntryBytes},
                              &entry_bytes)) {
     return Status::InvalidSegment(name, "region sizes overflow");
@@ -89,21 +90,21 @@ Status ValidateGeometry(const abi::SegmentHeader& h, uint64_t segment_bytes,
   for (const Region& r : regions) {
     uint64_t end = 0;
     if (__builtin_add_overflow(r.offset, r.bytes, &end) || end > segment_bytes) {
-      return Status::InvalidSegment(name, std::string(r.what) + " region [" + Num(r.offset) + ", +" +
-                                              Num(r.bytes) + ") lies outside the " +
+      return Status::InvalidSegment(name, std::string(r.what) + " region [" + Num(r.offset) +
+                                              ", +" + Num(r.bytes) + ") lies outside the " +
                                               Num(segment_bytes) + "-byte segment");
     }
     if (r.offset % 64 != 0) {
-      return Status::InvalidSegment(name, std::string(r.what) + " offset " + Num(r.offset) +
-                                              " is not 64-byte aligned");
+      return Status::InvalidSegment(
+          name, std::string(r.what) + " offset " + Num(r.offset) + " is not 64-byte aligned");
     }
   }
   std::sort(regions.begin(), regions.end(),
             [](const Region& a, const Region& b) { return a.offset < b.offset; });
   for (size_t i = 1; i < regions.size(); ++i) {
     if (regions[i - 1].offset + regions[i - 1].bytes > regions[i].offset) {
-      return Status::InvalidSegment(name, std::string(regions[i - 1].what) + " and " +
-                                              regions[i].what + " regions overlap");
+      return Status::InvalidSegment(
+          name, std::string(regions[i - 1].what) + " and " + regions[i].what + " regions overlap");
     }
   }
   return Status::Ok();
@@ -122,8 +123,8 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
                            std::find(policy.allowed_uids.begin(), policy.allowed_uids.end(),
                                      parsed->uid) != policy.allowed_uids.end();
   if (!uid_allowed) {
-    return Status::PermissionDenied("segment " + shm_name + " belongs to uid " +
-                                    Num(parsed->uid) + ", which this daemon does not serve");
+    return Status::PermissionDenied("segment " + shm_name + " belongs to uid " + Num(parsed->uid) +
+                                    ", which this daemon does not serve");
   }
 
   std::unique_ptr<Mapping> mapping;
@@ -138,9 +139,8 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
     // write it.
     if (!S_ISREG(st.st_mode)) return Status::InvalidSegment(shm_name, "is not a regular file");
     if (st.st_uid != parsed->uid) {
-      return Status::PermissionDenied("segment " + shm_name + " is owned by uid " +
-                                      Num(st.st_uid) + ", not the uid " + Num(parsed->uid) +
-                                      " in its name");
+      return Status::PermissionDenied("segment " + shm_name + " is owned by uid " + Num(st.st_uid) +
+                                      ", not the uid " + Num(parsed->uid) + " in its name");
     }
     if ((st.st_mode & 022) != 0 && !policy.allow_group_writable) {
       char mode[8];
@@ -203,9 +203,9 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
                                                 Num(abi::kAbiMajor) + ")");
   }
   if (h.header_bytes < sizeof(abi::SegmentHeader) || h.header_bytes > size) {
-    return Status::InvalidSegment(shm_name, "header_bytes " + Num(h.header_bytes) +
-                                                " is not in [" + Num(sizeof(abi::SegmentHeader)) +
-                                                ", " + Num(size) + "]");
+    return Status::InvalidSegment(shm_name, "header_bytes " + Num(h.header_bytes) + " is not in [" +
+                                                Num(sizeof(abi::SegmentHeader)) + ", " + Num(size) +
+                                                "]");
   }
   if (h.event_bytes != abi::kEventBytes) {
     return Status::InvalidSegment(shm_name, "event_bytes " + Num(h.event_bytes) + " is not 64");

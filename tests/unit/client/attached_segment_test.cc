@@ -137,7 +137,8 @@ TEST(ValidateGeometryTest, Malicious_EachBrokenRule_NamedInTheError) {
   const Case cases[] = {
       {"ring_count 0", [](abi::SegmentHeader& h) { h.ring_count = 0; }},
       {"ring_count 257", [](abi::SegmentHeader& h) { h.ring_count = 257; }},
-      {"ring_capacity 100 is not a power of two", [](abi::SegmentHeader& h) { h.ring_capacity = 100; }},
+      {"ring_capacity 100 is not a power of two",
+       [](abi::SegmentHeader& h) { h.ring_capacity = 100; }},
       {"ring_capacity 32", [](abi::SegmentHeader& h) { h.ring_capacity = 32; }},
       {"string_slots 1 ", [](abi::SegmentHeader& h) { h.string_slots = 1; }},
       {"string_blob_bytes", [](abi::SegmentHeader& h) { h.string_blob_bytes = 0xFFFFFFFF; }},

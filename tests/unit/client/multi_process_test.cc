@@ -1,10 +1,10 @@
 // Real producer processes (fork/exec of optrace-test-producer) and this
 // process as the consumer: concurrency across processes, SIGKILL mid-stream,
 // the stderr sink and the environment.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <map>
@@ -14,8 +14,8 @@
 
 #include "common/segment_name.h"
 #include "optrace/reader/string_table_reader.h"
-#include "segment_reading.h"
 #include "producer_report.h"
+#include "segment_reading.h"
 #include "subprocess.h"
 
 namespace optrace {
@@ -104,8 +104,8 @@ TEST(MultiProcessTest, ProducerKilledMidStream_EveryPublishedEventReadsBackIntac
   EXPECT_EQ(fields->exit_state, abi::ExitState::kRunning) << "no clean exit after SIGKILL";
   uint64_t published = 0;
   for (uint32_t i = 0; i < seg->geometry().ring_count; ++i) {
-    const auto* ring = reinterpret_cast<const abi::RingHeader*>(
-                           seg->base() + seg->geometry().rings_offset) + i;
+    const auto* ring =
+        reinterpret_cast<const abi::RingHeader*>(seg->base() + seg->geometry().rings_offset) + i;
     published += ring->write_pos.load() - ring->read_pos.load();
   }
   reader::SegmentDrainer drainer(*seg);
@@ -128,7 +128,8 @@ TEST(MultiProcessTest, StderrSink_TraceLevel_EveryLineInTheDesignFormat) {
   const auto status = producer.Wait(20s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->code, 0);
-  const std::regex format(R"(^\[OP\] (LAUNCH|COMPLETE) (start|outer|inner) \[id=(\d+)\] target=(cpu|gpu):\d+$)");
+  const std::regex format(
+      R"(^\[OP\] (LAUNCH|COMPLETE) (start|outer|inner) \[id=(\d+)\] target=(cpu|gpu):\d+$)");
   std::map<std::string, int> per_id;
   const auto lines = testing::SplitLines(producer.stderr_text());
   for (const auto& line : lines) {
@@ -229,8 +230,9 @@ TEST(MultiProcessTest, ControlSegmentOfSystemAccount_Trusted_OfOtherUser_Ignored
 }
 
 TEST(MultiProcessTest, Malicious_ControlSegmentWithBadMagic_Ignored) {
-  const std::string path = std::string(kShmFolder) + "/" +
-                           ControlSegmentName(testing::TestPolicy().ns, static_cast<uint32_t>(::getuid()));
+  const std::string path =
+      std::string(kShmFolder) + "/" +
+      ControlSegmentName(testing::TestPolicy().ns, static_cast<uint32_t>(::getuid()));
   {
     FakeControlSegment control(abi::LevelValue::kTrace);
     const int fd = ::open(path.c_str(), O_RDWR);

@@ -36,7 +36,9 @@ class OwnSegment {
     }
   }
   bool ok() const { return segment_ != nullptr; }
-  std::vector<abi::OpEvent> Drain() { return DrainAll(*drainer_, reader::DrainMode::kLive, &stats); }
+  std::vector<abi::OpEvent> Drain() {
+    return DrainAll(*drainer_, reader::DrainMode::kLive, &stats);
+  }
   const std::string& Str(uint32_t id) { return strings_->Get(id, &stats); }
   reader::AttachedSegment& segment() { return *segment_; }
 
@@ -195,7 +197,8 @@ TEST_F(ProducerTest, Intern_ConcurrentThreads_SameStringSameIdAndReadable) {
   }
   for (auto& t : threads) t.join();
   for (int t = 1; t < kThreads; ++t) EXPECT_EQ(shared_ids[t], shared_ids[0]);
-  EXPECT_EQ(std::set<uint32_t>(own_ids.begin(), own_ids.end()).size(), static_cast<size_t>(kThreads));
+  EXPECT_EQ(std::set<uint32_t>(own_ids.begin(), own_ids.end()).size(),
+            static_cast<size_t>(kThreads));
   own_.Drain();  // refreshes the string count the reader validates against
   for (int i = 0; i < kShared; ++i) {
     EXPECT_EQ(own_.Str(shared_ids[0][i]), "shared_string_" + std::to_string(i));

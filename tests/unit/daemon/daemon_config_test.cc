@@ -33,7 +33,8 @@ listen = "127.0.0.1:7070"
 [[level_rule]]
 label = "bench-.*"
 level = "trace"
-)"), &c);
+)"),
+                                    &c);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(c.socket, "/tmp/x/optraced.sock");
   EXPECT_EQ(c.ns, "prod");
@@ -97,8 +98,8 @@ TEST(DaemonConfigTest, SizesAndDurations_Parsed) {
 }
 
 TEST(LevelPolicyTest, RulesRaiseByLabelAndBadPatternRefused) {
-  auto policy = LevelPolicy::Create(abi::LevelValue::kInfo,
-                                    {{"bench-.*", abi::LevelValue::kTrace}, {"quiet", abi::LevelValue::kOff}});
+  auto policy = LevelPolicy::Create(abi::LevelValue::kInfo, {{"bench-.*", abi::LevelValue::kTrace},
+                                                             {"quiet", abi::LevelValue::kOff}});
   ASSERT_TRUE(policy.ok());
   EXPECT_EQ(policy.value()->LevelForLabel("bench-7"), abi::LevelValue::kTrace);
   EXPECT_EQ(policy.value()->LevelForLabel("xbench-7"), abi::LevelValue::kInfo) << "full match only";

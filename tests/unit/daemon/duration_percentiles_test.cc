@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
-#include <string>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace optrace::daemon {
@@ -23,8 +23,8 @@ TEST(DurationPercentilesTest, NearestRankIndex_OneToHundred_IsPercentMinusOne) {
 TEST(DurationPercentilesTest, NearestRankIndex_SmallCounts_RoundsTheRankUp) {
   EXPECT_EQ(NearestRankIndex(1, 50), 0u);
   EXPECT_EQ(NearestRankIndex(1, 99), 0u);
-  EXPECT_EQ(NearestRankIndex(2, 50), 0u);   // ceil(1.0) - 1
-  EXPECT_EQ(NearestRankIndex(3, 50), 1u);   // ceil(1.5) - 1
+  EXPECT_EQ(NearestRankIndex(2, 50), 0u);    // ceil(1.0) - 1
+  EXPECT_EQ(NearestRankIndex(3, 50), 1u);    // ceil(1.5) - 1
   EXPECT_EQ(NearestRankIndex(20, 95), 18u);  // ceil(19.0) - 1
   EXPECT_EQ(NearestRankIndex(21, 95), 19u);  // ceil(19.95) - 1
   EXPECT_EQ(NearestRankIndex(37, 99), 36u);  // ceil(36.63) - 1

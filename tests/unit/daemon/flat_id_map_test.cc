@@ -22,8 +22,9 @@ TEST(FlatIdMapTest, ManyInserts_EveryValueFoundAfterGrowth) {
   FlatIdMap<uint32_t> map;
   for (uint32_t i = 0; i < 20'000; ++i) {
     // Dense ids, random ids and the largest allowed one.
-    const uint64_t id = i % 3 == 0 ? i : i % 3 == 1 ? rng() % (FlatIdMap<uint32_t>::kNoId - 1)
-                                                    : FlatIdMap<uint32_t>::kNoId - 1 - i;
+    const uint64_t id = i % 3 == 0   ? i
+                        : i % 3 == 1 ? rng() % (FlatIdMap<uint32_t>::kNoId - 1)
+                                     : FlatIdMap<uint32_t>::kNoId - 1 - i;
     if (reference.count(id) != 0) continue;
     reference[id] = i;
     map.Insert(id, i);

@@ -12,8 +12,8 @@ namespace optrace::daemon {
 namespace {
 
 TEST(ProtoConvertTest, Span_EveryField_Copied) {
-  const std::map<StringId, std::string> texts = {{1, "matmul"}, {101, "matmul_f32"},
-                                                 {201, "model.py:3"}};
+  const std::map<StringId, std::string> texts = {
+      {1, "matmul"}, {101, "matmul_f32"}, {201, "model.py:3"}};
   const std::string none;
   const StringLookup lookup = [&](StringId id) -> const std::string& {
     const auto it = texts.find(id);
@@ -92,8 +92,8 @@ TEST(ProtoConvertTest, TargetsStatusesStates_EveryValueMapped) {
   EXPECT_EQ(TargetFromProto(v1::TARGET_GPU), abi::TargetKind::kGpu);
   EXPECT_EQ(TargetFromProto(v1::TARGET_UNSPECIFIED), std::nullopt);
   EXPECT_EQ(TargetFromProto(static_cast<v1::Target>(8)), std::nullopt);
-  for (SpanStatus s : {SpanStatus::kOk, SpanStatus::kIncomplete,
-                       SpanStatus::kCompleteWithoutLaunch, SpanStatus::kDuplicate}) {
+  for (SpanStatus s : {SpanStatus::kOk, SpanStatus::kIncomplete, SpanStatus::kCompleteWithoutLaunch,
+                       SpanStatus::kDuplicate}) {
     EXPECT_EQ(StatusFromProto(StatusToProto(s)), s);
   }
   EXPECT_EQ(StatusToProto(SpanStatus::kDuplicate), v1::SPAN_STATUS_DUPLICATE);

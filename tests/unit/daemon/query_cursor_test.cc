@@ -26,10 +26,23 @@ TEST(QueryCursorTest, EncodeDecode_Extremes_RoundTrip) {
 }
 
 TEST(QueryCursorTest, Malicious_NotADaemonCursor_InvalidArgumentQuotingIt) {
-  const std::string bad[] = {"",          ":",           "1:2",      "1:2:",    "1:2:3:4",
-                             "a:2:3",     "1:b:3",       "1:2:c",    " 1:2:3",  "1:2:3 ",
-                             "1:-2:3",    "1:2:-3",      "1:2:0",    "+1:2:3",  "1::3",
-                             "99999999999999999999:1:1", std::string("1:2:3\0", 6),
+  const std::string bad[] = {"",
+                             ":",
+                             "1:2",
+                             "1:2:",
+                             "1:2:3:4",
+                             "a:2:3",
+                             "1:b:3",
+                             "1:2:c",
+                             " 1:2:3",
+                             "1:2:3 ",
+                             "1:-2:3",
+                             "1:2:-3",
+                             "1:2:0",
+                             "+1:2:3",
+                             "1::3",
+                             "99999999999999999999:1:1",
+                             std::string("1:2:3\0", 6),
                              std::string(5000, '9')};
   for (const std::string& text : bad) {
     Result<QueryCursor> cursor = DecodeCursor(text);

@@ -194,7 +194,7 @@ TEST_F(SessionExportTest, ChromeJson_EverySpanOnceOnItsTrackWithTimesInMicroseco
   EXPECT_EQ(trace["otherData"]["state"], "exited");
 
   std::map<uint64_t, std::string> track_names;  // tid -> thread_name
-  std::map<uint64_t, std::vector<json>> by_op;   // op id -> span events
+  std::map<uint64_t, std::vector<json>> by_op;  // op id -> span events
   std::string process_name;
   std::vector<json> instants;
   for (const json& e : trace["traceEvents"]) {
@@ -328,7 +328,7 @@ TEST_F(SessionExportTest, CsvField_SpecialCharacters_QuotedWithQuotesDoubled) {
 
 TEST_F(SessionExportTest, JsonString_QuotesBackslashesControlsAndBadUtf8_StillValidJson) {
   for (const std::string& text : {kTrickyName, kTrickyTag, std::string("bad \xff\xfe utf8"),
-                                 std::string("nul \0 inside", 12)}) {
+                                  std::string("nul \0 inside", 12)}) {
     const std::string literal = JsonString(text);
     const json parsed = json::parse(literal, nullptr, false);
     ASSERT_FALSE(parsed.is_discarded()) << literal;
@@ -351,7 +351,8 @@ TEST_F(SessionExportTest, Sqlite_FileWithSessionSpansAndInstantsAsText) {
   const std::string path = temp.path() + "/export.db";
   std::ofstream(path, std::ios::binary) << got.bytes;
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM sessions"), std::vector<std::string>{"1"});
-  EXPECT_EQ(QueryColumn(path, "SELECT label FROM sessions"), std::vector<std::string>{record_.label});
+  EXPECT_EQ(QueryColumn(path, "SELECT label FROM sessions"),
+            std::vector<std::string>{record_.label});
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans"),
             std::vector<std::string>{std::to_string(spans_.size())});
   EXPECT_EQ(QueryColumn(path, "SELECT name FROM spans WHERE op_id = 2"),
@@ -374,8 +375,8 @@ TEST_F(SessionExportTest, Chunks_SpanCountFirstThenBoundedChunksCountingSpans) {
   std::vector<Span> many = testing::SpanRun(1, kStart, 20'000);
   for (Span& s : many) s.name = s.tag = s.srcloc = store_.Intern("op");
   store_.AddSession(MakeSession(kBigSession, SessionState::kExited, kStart, kEnd), many);
-  for (v1::ExportFormat format : {v1::EXPORT_FORMAT_CHROME_JSON, v1::EXPORT_FORMAT_CSV,
-                                  v1::EXPORT_FORMAT_SQLITE}) {
+  for (v1::ExportFormat format :
+       {v1::EXPORT_FORMAT_CHROME_JSON, v1::EXPORT_FORMAT_CSV, v1::EXPORT_FORMAT_SQLITE}) {
     SCOPED_TRACE("format " + std::to_string(format));
     Received got;
     const Status status = Export(kBigSession, format, &got);
@@ -397,8 +398,8 @@ TEST_F(SessionExportTest, ClientGone_ExportStopsUnavailableAndTempFileRemoved) {
   store_.AddSession(MakeSession(kBigSession, SessionState::kExited, kStart, kEnd), many);
   const testing::TempFolder temp;
   ASSERT_EQ(::setenv("TMPDIR", temp.path().c_str(), 1), 0);
-  for (v1::ExportFormat format : {v1::EXPORT_FORMAT_CHROME_JSON, v1::EXPORT_FORMAT_CSV,
-                                  v1::EXPORT_FORMAT_SQLITE}) {
+  for (v1::ExportFormat format :
+       {v1::EXPORT_FORMAT_CHROME_JSON, v1::EXPORT_FORMAT_CSV, v1::EXPORT_FORMAT_SQLITE}) {
     SCOPED_TRACE("format " + std::to_string(format));
     Received got;
     const Status status = Export(kBigSession, format, &got, /*refuse_after_chunks=*/0);

@@ -151,8 +151,8 @@ class SpanQueriesTest : public ::testing::Test {
     return keys;
   }
 
-  Result<QueryPage> Query(const v1::OpFilter& filter, uint32_t limit, const std::string& cursor = "",
-                          SessionId session = kSession) {
+  Result<QueryPage> Query(const v1::OpFilter& filter, uint32_t limit,
+                          const std::string& cursor = "", SessionId session = kSession) {
     v1::QueryOpsRequest request;
     request.set_session_id(session);
     *request.mutable_filter() = filter;
@@ -368,14 +368,13 @@ TEST_F(SpanQueriesTest, Malicious_BadRequests_EachInvalidArgumentNamingTheProble
       {"unknown status",
        query([](auto* r) { r->mutable_filter()->set_status(v1::SpanStatus(42)); }),
        "filter.status 42"},
-      {"device above any ordinal",
-       query([](auto* r) {
+      {"device above any ordinal", query([](auto* r) {
          r->mutable_filter()->set_has_device(true), r->mutable_filter()->set_device(70'000);
        }),
        "filter.device 70000"},
-      {"inverted time range",
-       query([](auto* r) {
-         r->mutable_filter()->set_start_min_unix_ns(20), r->mutable_filter()->set_start_max_unix_ns(10);
+      {"inverted time range", query([](auto* r) {
+         r->mutable_filter()->set_start_min_unix_ns(20),
+             r->mutable_filter()->set_start_max_unix_ns(10);
        }),
        "start_min_unix_ns 20 is after start_max_unix_ns 10"},
       {"cursor of garbage", query([](auto* r) { r->set_cursor("garbage"); }),
@@ -384,8 +383,8 @@ TEST_F(SpanQueriesTest, Malicious_BadRequests_EachInvalidArgumentNamingTheProble
       {"cursor with trailing bytes", query([](auto* r) { r->set_cursor("12:34:1x"); }), "cursor"},
       {"cursor with a count of 0", query([](auto* r) { r->set_cursor("12:34:0"); }), "cursor"},
       {"cursor with a negative op id", query([](auto* r) { r->set_cursor("12:-34:1"); }), "cursor"},
-      {"cursor out of range",
-       query([](auto* r) { r->set_cursor("99999999999999999999:1:1"); }), "cursor"},
+      {"cursor out of range", query([](auto* r) { r->set_cursor("99999999999999999999:1:1"); }),
+       "cursor"},
       {"cursor of 10 kB, quoted cut short",
        query([](auto* r) { r->set_cursor(std::string(10'000, '7')); }), "...\" is not one"},
       {"stats grouped by an unknown key", stats([](auto* r) { r->set_by(v1::GroupBy(9)); }),
@@ -542,10 +541,9 @@ class ExtremeSessionTest : public ::testing::Test {
 
   void SetUp() override {
     const StringId name = store_.Intern("op");
-    const int64_t starts[] = {std::numeric_limits<int64_t>::min(),
-                              std::numeric_limits<int64_t>::min() + 1, -1, 0, 1,
-                              std::numeric_limits<int64_t>::max() - 1,
-                              std::numeric_limits<int64_t>::max()};
+    const int64_t starts[] = {
+        std::numeric_limits<int64_t>::min(),     std::numeric_limits<int64_t>::min() + 1, -1, 0, 1,
+        std::numeric_limits<int64_t>::max() - 1, std::numeric_limits<int64_t>::max()};
     uint64_t op = 0;
     for (int64_t start : starts) {
       for (int copy = 0; copy < 2; ++copy) {
@@ -609,9 +607,9 @@ class CompareSessionsTest : public ::testing::Test {
            int not_ok = 0) {
     for (int i = 0; i < count; ++i) {
       const bool ok = i < count - not_ok;
-      Span s = testing::MakeSpan(spans->size() + 1, kT0 + static_cast<int64_t>(spans->size()) * 1000,
-                                 store_.Intern(name), duration_ns,
-                                 ok ? SpanStatus::kOk : SpanStatus::kIncomplete);
+      Span s = testing::MakeSpan(
+          spans->size() + 1, kT0 + static_cast<int64_t>(spans->size()) * 1000, store_.Intern(name),
+          duration_ns, ok ? SpanStatus::kOk : SpanStatus::kIncomplete);
       s.tag = store_.Intern(name + "_t");
       s.srcloc = 0;
       s.device = static_cast<uint16_t>(i % 2);  // two aggregate rows per name
@@ -695,8 +693,8 @@ TEST_F(CompareSessionsTest, ByTag_KeysAreTags) {
   const v1::CompareSessionsResponse response = Compare(v1::GROUP_BY_TAG);
   std::set<std::string> keys;
   for (const v1::Comparison& row : response.rows()) keys.insert(row.key());
-  EXPECT_EQ(keys, (std::set<std::string>{"matmul_t", "softmax_t", "bias_add_t",
-                                         "fused_matmul_bias_t"}));
+  EXPECT_EQ(keys,
+            (std::set<std::string>{"matmul_t", "softmax_t", "bias_add_t", "fused_matmul_bias_t"}));
 }
 
 TEST_F(CompareSessionsTest, UnspecifiedGrouping_IsByName) {
