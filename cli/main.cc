@@ -170,6 +170,17 @@ int WithConnection(const ConnectionOptions& options,
   return command(*connection);
 }
 
+// Registers `command` to run `run(connection, options)` WithConnection.
+// `connection` and `options` are read when the action runs, after the parse
+// filled them.
+template <typename Options>
+void AddConnectedAction(Actions* actions, CLI::App* command, const ConnectionOptions& connection,
+                        int (*run)(Connection&, const Options&), const Options& options) {
+  actions->emplace_back(command, [&connection, run, &options] {
+    return WithConnection(connection, [run, &options](Connection& c) { return run(c, options); });
+  });
+}
+
 void AddTail(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* tail = app.add_subcommand("tail", "show live op events as they happen");
   tail->footer(
@@ -195,9 +206,7 @@ void AddTail(CLI::App& app, Commands& c, Actions* actions) {
                     "only spans at least this long, e.g. 1ms (implies --spans)");
   tail->add_flag("-v,--verbose", c.tail.verbose, "append pid, tag, duration and source location");
   AddJsonFlag(tail, &c.tail.json, "one JSON object per line");
-  actions->emplace_back(tail, [&c] {
-    return WithConnection(c.connection, [&c](Connection& conn) { return RunTail(conn, c.tail); });
-  });
+  AddConnectedAction(actions, tail, c.connection, RunTail, c.tail);
 }
 
 void AddLevel(CLI::App& app, Commands& c, Actions* actions) {
@@ -225,18 +234,9 @@ void AddLevel(CLI::App& app, Commands& c, Actions* actions) {
       set->add_option("--label", c.level_set.label, "producers with this label, now and later");
   session->excludes(pid)->excludes(label);
   pid->excludes(label);
-  actions->emplace_back(set, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunLevelSet(conn, c.level_set); });
-  });
-  actions->emplace_back(get, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunLevelGet(conn, c.level_get); });
-  });
-  actions->emplace_back(level, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunLevelGet(conn, c.level_get); });
-  });
+  AddConnectedAction(actions, set, c.connection, RunLevelSet, c.level_set);
+  AddConnectedAction(actions, get, c.connection, RunLevelGet, c.level_get);
+  AddConnectedAction(actions, level, c.connection, RunLevelGet, c.level_get);
 }
 
 void AddSessions(CLI::App& app, Commands& c, Actions* actions) {
@@ -252,14 +252,8 @@ void AddSessions(CLI::App& app, Commands& c, Actions* actions) {
   show->footer("Example:\n  optrace sessions show 12");
   show->add_option("SESSION", c.session_show.session_id, "the session id")->required();
   AddJsonFlag(show, &c.session_show.json, "the session");
-  actions->emplace_back(show, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunSessionShow(conn, c.session_show); });
-  });
-  actions->emplace_back(sessions, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunSessions(conn, c.sessions); });
-  });
+  AddConnectedAction(actions, show, c.connection, RunSessionShow, c.session_show);
+  AddConnectedAction(actions, sessions, c.connection, RunSessions, c.sessions);
 }
 
 void AddOps(CLI::App& app, Commands& c, Actions* actions) {
@@ -338,20 +332,14 @@ void AddExport(CLI::App& app, Commands& c, Actions* actions) {
                 "the file format")
       ->required();
   exp->add_option("-o,--output", c.export_.output, "the file to write")->required();
-  actions->emplace_back(exp, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunExport(conn, c.export_); });
-  });
+  AddConnectedAction(actions, exp, c.connection, RunExport, c.export_);
 }
 
 void AddStatus(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* status = app.add_subcommand("status", "the daemon's health and loss counters");
   status->footer("Examples:\n  optrace status\n  optrace status --json");
   AddJsonFlag(status, &c.status.json, "the status");
-  actions->emplace_back(status, [&c] {
-    return WithConnection(c.connection,
-                          [&c](Connection& conn) { return RunStatus(conn, c.status); });
-  });
+  AddConnectedAction(actions, status, c.connection, RunStatus, c.status);
 }
 
 void AddRun(CLI::App& app, Commands& c, Actions* actions) {
@@ -367,9 +355,7 @@ void AddRun(CLI::App& app, Commands& c, Actions* actions) {
   run->add_flag("--nvtx", c.run.nvtx,
                 "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
   run->add_option("COMMAND", c.run.command, "the command and its arguments, after --")->required();
-  actions->emplace_back(run, [&c] {
-    return WithConnection(c.connection, [&c](Connection& conn) { return RunRun(conn, c.run); });
-  });
+  AddConnectedAction(actions, run, c.connection, RunRun, c.run);
 }
 
 int ParseAndRun(int argc, char** argv) {
