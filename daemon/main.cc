@@ -220,7 +220,7 @@ int Run(const Flags& flags) {
                                         config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
                                         forwarder.get()});
-  ApiServerOptions api_options{config.socket, config.admin_group, config.listen, config.tls_cert,
+  ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,
                                config.tls_key};
   auto server = ApiServer::Start(api_options, &service, &peers);
   if (!server.ok()) {
