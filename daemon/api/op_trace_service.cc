@@ -297,12 +297,16 @@ grpc::Status OpTraceService::CheckPidControllable(uint32_t pid, const Caller& ca
 }
 
 grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
+  // The right first: a caller who may never ask learns it at once.
+  if (Status st = CheckAdmin(caller, "a fleet query (it shows every user's spans)"); !st.ok()) {
+    return ToGrpc(st);
+  }
   if (ctx_.fleet == nullptr) {
     return {StatusCode::FAILED_PRECONDITION,
             "fleet queries need ClickHouse, and this daemon does not forward to one: start "
             "optraced with --forward-clickhouse URL (or forward_clickhouse_url in its config)"};
   }
-  return ToGrpc(CheckAdmin(caller, "a fleet query (it shows every user's spans)"));
+  return grpc::Status::OK;
 }
 
 grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,

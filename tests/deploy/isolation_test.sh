@@ -7,9 +7,9 @@
 #   - the socket is 0660 root:<socket group>; dave cannot connect;
 #   - alice sees and uses her own sessions (list, show, ops, stats, diff,
 #     export) and nothing of bob's: each of those on bob's session, a tail
-#     of it, a level for his running producer's pid, the global level and
-#     a level by label are PERMISSION_DENIED with a message naming the
-#     admin group;
+#     of it, a level for his running producer's pid, the global level, a
+#     level by label and a fleet query are PERMISSION_DENIED with a message
+#     naming the admin group;
 #   - carol (admin group) and root see bob's sessions and may set the
 #     global level.
 # The binaries alice runs are copied into a 0755 folder, so the test
@@ -164,6 +164,7 @@ denied "a tail of bob's session" tail --session "$bob_live"
 denied "a level for bob's pid" level set trace --pid "$bob_pid"
 denied "the global level" level set trace
 denied "a level by label" level set trace --label t-bob-live
+denied "a fleet query" stats --fleet
 [ ! -s "$out/bob.json" ] || fail "alice's refused export wrote bob's spans"
 as "$alice" "$bin/optrace" --socket "$socket" level get --json >"$T/alice-level.json"
 "$py" - "$T/alice-level.json" "$bob_live" <<'EOF' || fail "alice's level listing shows bob's producer"
