@@ -220,7 +220,7 @@ int Run(const Flags& flags) {
                                         config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
                                         forwarder.get()});
-  ApiServerOptions api_options{config.socket, config.admin_group, config.listen, config.tls_cert,
+  ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,
                                config.tls_key};
   auto server = ApiServer::Start(api_options, &service, &peers);
   if (!server.ok()) {
@@ -257,10 +257,12 @@ int Run(const Flags& flags) {
     loop.SetPolicy(new_policy.value());
     if (reloaded.value().socket != config.socket || reloaded.value().db != config.db ||
         reloaded.value().ns != config.ns || reloaded.value().listen != config.listen ||
-        reloaded.value().node != config.node || reloaded.value().forward != config.forward) {
+        reloaded.value().node != config.node || reloaded.value().forward != config.forward ||
+        reloaded.value().socket_group != config.socket_group ||
+        reloaded.value().admin_group != config.admin_group) {
       LogWarning(
-          "reload: socket, listen, db, namespace, node and forward_clickhouse_* changes take "
-          "effect at restart");
+          "reload: socket, listen, db, namespace, node, forward_clickhouse_*, socket_group and "
+          "admin_group changes take effect at restart");
     }
     LogInfo("reloaded config: default level {}, {} level rules", LevelName(reloaded.value().level),
             reloaded.value().level_rules.size());

@@ -7,12 +7,20 @@
 
 #include <vector>
 
+#include "log/log.h"
+
 namespace optrace::daemon {
 
 CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string& admin_group)
     : peers_(peers) {
-  if (admin_group.empty()) return;
-  if (const group* g = ::getgrnam(admin_group.c_str()); g != nullptr) admin_gid_ = g->gr_gid;
+  if (!admin_group.empty()) {
+    if (const group* g = ::getgrnam(admin_group.c_str()); g != nullptr) admin_gid_ = g->gr_gid;
+    if (!admin_gid_) {
+      LogInfo("admin group {} does not exist: only root and uid {} see every user's sessions",
+              admin_group, ::getuid());
+    }
+  }
+  admin_right_ = DescribeAdminRight(admin_group, admin_gid_.has_value(), ::getuid());
 }
 
 bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
@@ -35,12 +43,16 @@ bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
 
 Caller CallerIdentifier::Identify(const grpc::ServerContext& context) const {
   const std::string peer = context.peer();
-  if (peer.rfind("fd:", 0) != 0) return Caller{::getuid(), true};  // TCP
+  if (peer.rfind("fd:", 0) != 0) return Caller{::getuid(), true, admin_right_};  // TCP
   const auto cred = peers_->Lookup(peer);
-  if (!cred) return Caller{static_cast<uid_t>(-1), false};
-  const bool admin =
-      cred->uid == 0 || cred->uid == ::getuid() || InAdminGroup(cred->uid, cred->gid);
-  return Caller{cred->uid, admin};
+  if (!cred) return Caller{static_cast<uint32_t>(-1), false, admin_right_};
+  return FromCredentials(*cred);
+}
+
+Caller CallerIdentifier::FromCredentials(const PeerCredentials& credentials) const {
+  const bool admin = credentials.uid == 0 || credentials.uid == ::getuid() ||
+                     InAdminGroup(credentials.uid, credentials.gid);
+  return Caller{credentials.uid, admin, admin_right_};
 }
 
 }  // namespace optrace::daemon

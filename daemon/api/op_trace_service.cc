@@ -89,10 +89,7 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
   if (!session.value()) {
     return {StatusCode::NOT_FOUND, "no session " + std::to_string(id)};
   }
-  if (!caller.MaySee(*session.value())) {
-    return {StatusCode::PERMISSION_DENIED,
-            "session " + std::to_string(id) + " belongs to another user"};
-  }
+  if (Status st = CheckMaySee(caller, *session.value()); !st.ok()) return ToGrpc(st);
   *out = std::move(*session.value());
   return grpc::Status::OK;
 }
@@ -100,6 +97,13 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
 grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
                                   grpc::ServerWriter<v1::TailResponse>* writer) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  if (request->session_id() != 0 && !caller.admin) {
+    // Another user's session is refused, not silently tailed to nothing; a
+    // session not stored yet is left to the tail's own scope.
+    SessionRecord record;
+    grpc::Status st = LoadSession(request->session_id(), caller, &record);
+    if (st.error_code() == StatusCode::PERMISSION_DENIED) return st;
+  }
   auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
   if (!subscribed.ok()) return ToGrpc(subscribed.status());
   const std::shared_ptr<TailSubscription> sub = subscribed.value();
@@ -184,14 +188,13 @@ grpc::Status OpTraceService::SetLevel(grpc::ServerContext* ctx, const v1::SetLev
   if (request->label().size() >= abi::kLabelBytes) {
     return {StatusCode::INVALID_ARGUMENT, "label is longer than a session label can be (63 bytes)"};
   }
-  if (!caller.admin && request->session_id() == 0 && request->pid() == 0) {
-    return {StatusCode::PERMISSION_DENIED,
-            "changing the level globally or by label needs root or the daemon's admin group; "
-            "set it for your own session or pid instead"};
-  }
+  if (Status st = CheckLevelScope(caller, *request); !st.ok()) return ToGrpc(st);
   if (request->session_id() != 0) {
     SessionRecord record;
     if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  }
+  if (request->pid() != 0 && !caller.admin) {
+    if (grpc::Status st = CheckPidControllable(request->pid(), caller); !st.ok()) return st;
   }
   change.session = request->session_id();
   change.pid = request->pid();
@@ -283,16 +286,25 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
+grpc::Status OpTraceService::CheckPidControllable(uint32_t pid, const Caller& caller) const {
+  const auto producers = ctx_.drain->LiveProducers();
+  if (!producers) return DrainBusy();
+  for (const LiveProducer& p : *producers) {
+    if (p.record.pid != pid || p.record.state != SessionState::kRunning) continue;
+    if (Status st = CheckMaySee(caller, p.record); !st.ok()) return ToGrpc(st);
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
+  // The right first: a caller who may never ask learns it at once.
+  if (Status st = CheckAdmin(caller, "a fleet query (it shows every user's spans)"); !st.ok()) {
+    return ToGrpc(st);
+  }
   if (ctx_.fleet == nullptr) {
     return {StatusCode::FAILED_PRECONDITION,
             "fleet queries need ClickHouse, and this daemon does not forward to one: start "
             "optraced with --forward-clickhouse URL (or forward_clickhouse_url in its config)"};
-  }
-  if (!caller.admin) {
-    return {StatusCode::PERMISSION_DENIED,
-            "fleet queries show every user's spans: they need root, the daemon's user or its "
-            "admin group"};
   }
   return grpc::Status::OK;
 }
@@ -378,8 +390,9 @@ grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRe
   return ToGrpc(st);
 }
 
-grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*,
+grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest*,
                                        v1::GetStatusResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
   const auto drain = ctx_.drain->LiveStatus();
   if (!drain) return DrainBusy();
   const StoreStatus store = ctx_.store->GetStatus();
@@ -447,6 +460,7 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatus
     m["forward_backlog_spans"] = f.backlog_spans;
     m["forward_spans_lost_to_retention"] = f.spans_lost_to_retention;
   }
+  LimitStatusToCaller(caller, response);
   return grpc::Status::OK;
 }
 

@@ -68,9 +68,13 @@ class OpTraceService final : public v1::OpTrace::Service {
   // The stored session `id` if the caller may see it: NOT_FOUND or
   // PERMISSION_DENIED otherwise.
   grpc::Status LoadSession(SessionId id, const Caller& caller, SessionRecord* out);
+  // OK unless a running producer with process id `pid` belongs to another
+  // uid than the non-admin `caller`'s (PERMISSION_DENIED, naming its
+  // session); UNAVAILABLE when the drain thread does not answer.
+  grpc::Status CheckPidControllable(uint32_t pid, const Caller& caller) const;
   // OK when `caller` may ask a fleet query and this daemon can answer it:
-  // FAILED_PRECONDITION without ClickHouse, PERMISSION_DENIED for callers
-  // who do not see every uid's sessions.
+  // PERMISSION_DENIED for callers who are not admins, then
+  // FAILED_PRECONDITION without ClickHouse.
   grpc::Status CheckFleetAllowed(const Caller& caller) const;
 
   const ServiceContext ctx_;

@@ -270,6 +270,8 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
                          &c.retention_max_age_ns);
     } else if (key == "allowed_uids") {
       st = ReadUids(v, &c.allowed_uids);
+    } else if (key == "socket_group") {
+      st = ReadString(v, key, &c.socket_group);
     } else if (key == "admin_group") {
       st = ReadString(v, key, &c.admin_group);
     } else if (key == "debug_log") {
@@ -297,8 +299,9 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
       st = Status::InvalidArgument(
           "unknown key '" + key +
           "' (known: socket, listen, tls_cert, tls_key, db, namespace, level, level_rule, "
-          "retention_max_bytes, retention_max_age, allowed_uids, admin_group, debug_log, node, "
-          "forward_clickhouse_url, forward_clickhouse_database, forward_clickhouse_table, "
+          "retention_max_bytes, retention_max_age, allowed_uids, socket_group, admin_group, "
+          "debug_log, node, forward_clickhouse_url, forward_clickhouse_database, "
+          "forward_clickhouse_table, "
           "forward_clickhouse_cluster, forward_clickhouse_batch_spans, "
           "forward_clickhouse_flush_interval, forward_clickhouse_credentials_file, "
           "forward_clickhouse_gzip)");

@@ -49,8 +49,9 @@ struct DaemonConfig {
   std::vector<LevelRule> level_rules;
   uint64_t retention_max_bytes = 1ULL << 30;                       // 0 = unbounded
   int64_t retention_max_age_ns = 7LL * 24 * 3600 * 1'000'000'000;  // 0 = unbounded
-  std::vector<uint32_t> allowed_uids;   // producers of these uids are served too
-  std::string admin_group = "optrace";  // members see and control every uid's sessions
+  std::vector<uint32_t> allowed_uids;         // producers of these uids are served too
+  std::string socket_group = "optrace";       // members may connect to the socket
+  std::string admin_group = "optrace-admin";  // members see and control every uid's sessions
   bool debug_log = false;
   std::string node;  // this machine's name in the fleet; "" = the host name
   ForwardConfig forward;

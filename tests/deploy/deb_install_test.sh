@@ -20,12 +20,17 @@ daemon_deb="$(ls "$OPTRACE_DEBS"/optrace_*.deb)"
 dev_deb="$(ls "$OPTRACE_DEBS"/liboptrace-dev_*.deb)"
 had_user=0
 getent passwd optrace >/dev/null && had_user=1
+had_admin_group=0
+getent group optrace-admin >/dev/null && had_admin_group=1
 
 _purge() {
   dpkg --purge liboptrace-dev optrace >/dev/null 2>&1 || true
   if [ "$had_user" = 0 ]; then
     userdel optrace 2>/dev/null || true
     groupdel optrace 2>/dev/null || true
+  fi
+  if [ "$had_admin_group" = 0 ]; then
+    groupdel optrace-admin 2>/dev/null || true
   fi
 }
 trap '_purge; _cleanup' EXIT
@@ -35,6 +40,7 @@ dpkg -i "$daemon_deb" "$dev_deb" || fail "dpkg -i failed"
 dpkg-query -W -f='${Status}\n' optrace liboptrace-dev
 getent passwd optrace || fail "postinst did not create user optrace"
 getent group optrace || fail "postinst did not create group optrace"
+getent group optrace-admin || fail "postinst did not create group optrace-admin"
 dpkg-query -W -f='${Conffiles}\n' optrace | grep -q '/etc/optrace/optraced.toml' \
   || fail "/etc/optrace/optraced.toml is not a registered conffile"
 

@@ -37,6 +37,7 @@ _cleanup() {
   # Segments of our namespace a killed process may have left behind.
   rm -f /dev/shm/"$NS".* 2>/dev/null || true
   remove_created_user
+  _remove_test_accounts
   if [ "${OPTRACE_DEPLOY_KEEP:-0}" = 1 ]; then
     echo "kept $T"
   else
@@ -144,6 +145,7 @@ UNIT="$PREFIX/lib/systemd/system/optraced.service"
 unit_value() { python3 "$DEPLOY_TOOL" unit-value "$UNIT" "$1"; }
 
 _created_user=0
+_created_admin_group=0
 UNIT_EXTRA_ENV=()
 # Makes sure the unit's user exists, creating it from the installed
 # sysusers.d file (removed again at exit when this test created it).
@@ -155,6 +157,8 @@ ensure_unit_user() {
   user="$(unit_value User)"
   if ! getent passwd "$user" >/dev/null; then
     if command -v systemd-sysusers >/dev/null; then
+      # The sysusers.d file creates the admin group too.
+      getent group optrace-admin >/dev/null || _created_admin_group=1
       systemd-sysusers "$PREFIX/lib/sysusers.d/optrace.conf" \
         || skip "cannot create user $user with systemd-sysusers"
     else
@@ -174,6 +178,35 @@ remove_created_user() {
     userdel "$user" 2>/dev/null || true
     groupdel "$user" 2>/dev/null || true
   fi
+  if [ "$_created_admin_group" = 1 ]; then
+    groupdel optrace-admin 2>/dev/null || true
+  fi
+}
+
+# Users and groups a test creates for itself (names unique to the run, e.g.
+# with $$): removed at exit, after the test's processes are gone.
+_test_users=()
+_test_groups=()
+# add_test_group NAME; add_test_user NAME [GROUP,...]: the user gets a group
+# of its own name as its primary group, and GROUPs as supplementary ones.
+# Skip when they cannot be created (not root, no useradd).
+add_test_group() {
+  groupadd "$1" || skip "cannot create group $1"
+  _test_groups+=("$1")
+}
+add_test_user() {
+  useradd --no-create-home --user-group --shell /usr/sbin/nologin ${2:+--groups "$2"} "$1" \
+    || skip "cannot create user $1"
+  _test_users+=("$1")
+  _test_groups+=("$1")
+}
+_remove_test_accounts() {
+  local name
+  for name in "${_test_users[@]}"; do userdel "$name" || true; done
+  # (userdel usually removes a user's own group already.)
+  for name in "${_test_groups[@]}"; do
+    if getent group "$name" >/dev/null; then groupdel "$name" || true; fi
+  done
 }
 
 # "CAP_DAC_OVERRIDE CAP_FOWNER" -> "+dac_override,+fowner" (setpriv's form).

@@ -28,6 +28,7 @@ level = "debug"
 retention_max_bytes = "512MiB"
 retention_max_age = "12h"
 allowed_uids = [1000, 1001]
+socket_group = "trace-users"
 admin_group = "tracers"
 listen = "127.0.0.1:7070"
 [[level_rule]]
@@ -42,9 +43,20 @@ level = "trace"
   EXPECT_EQ(c.retention_max_bytes, 512ULL << 20);
   EXPECT_EQ(c.retention_max_age_ns, 12LL * 3600 * 1'000'000'000);
   EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
+  EXPECT_EQ(c.socket_group, "trace-users");
+  EXPECT_EQ(c.admin_group, "tracers");
   ASSERT_EQ(c.level_rules.size(), 1u);
   EXPECT_EQ(c.level_rules[0].label_pattern, "bench-.*");
   EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+// Issue 16 item 9: who may connect is not who may see everyone. Members of
+// the socket's group see only their own uid's sessions by default.
+TEST(DaemonConfigTest, Defaults_SocketGroupIsNotTheAdminGroup) {
+  const DaemonConfig c = DefaultConfig();
+  EXPECT_EQ(c.socket_group, "optrace");
+  EXPECT_EQ(c.admin_group, "optrace-admin");
+  EXPECT_NE(c.socket_group, c.admin_group);
 }
 
 TEST(DaemonConfigTest, Malicious_BadValues_ErrorNamesKeyAndValueAndNothingApplied) {
