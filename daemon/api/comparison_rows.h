@@ -24,6 +24,15 @@ struct ComparisonSide {
 // total_b - total_a. Thread rules: pure.
 v1::Comparison MakeComparison(std::string key, const ComparisonSide& a, const ComparisonSide& b);
 
+// The order of comparison rows and fusions: true when the one of change x
+// and key x comes before the other, that is |change| larger, or equal and
+// key smaller. Thread rules: pure.
+bool ComesFirstByChange(int64_t change_x, const std::string& key_x, int64_t change_y,
+                        const std::string& key_y);
+
+// `rows` in the order of ComesFirstByChange. Thread rules: pure.
+void SortComparisons(std::vector<v1::Comparison>* rows);
+
 // Fills `response` with `rows` by |total_change_ns|, largest first, ties by
 // key, and the sides' totals. Thread rules: pure.
 void FinishCompareResponse(std::vector<v1::Comparison> rows, uint64_t total_a_ns,
