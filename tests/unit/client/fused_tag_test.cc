@@ -14,14 +14,14 @@
 namespace optrace {
 namespace {
 
-TEST(FusedTagTest, Cxx_Parts_JoinedByPlusInOrder) {
+TEST(FusedTagApiTest, Cxx_Parts_JoinedByPlusInOrder) {
   EXPECT_EQ(FusedTag({"matmul_16x1024x256_f32", "elementwise_gelu_16384_f32"}),
             "matmul_16x1024x256_f32+elementwise_gelu_16384_f32");
   const std::vector<std::string_view> three = {"a", "b", "c"};
   EXPECT_EQ(FusedTag(three), "a+b+c");
 }
 
-TEST(FusedTagTest, Cxx_InvalidParts_Empty) {
+TEST(FusedTagApiTest, Cxx_InvalidParts_Empty) {
   EXPECT_EQ(FusedTag({"only_one"}), "");
   EXPECT_EQ(FusedTag({"a", ""}), "");
   EXPECT_EQ(FusedTag({"a+b", "c"}), "") << "a part may not itself be fused";
@@ -29,7 +29,7 @@ TEST(FusedTagTest, Cxx_InvalidParts_Empty) {
   EXPECT_EQ(FusedTag({long_part, "y"}), "") << "would be cut by the string table";
 }
 
-TEST(FusedTagTest, C_Parts_WrittenWithLength) {
+TEST(FusedTagApiTest, C_Parts_WrittenWithLength) {
   const char* parts[] = {"rms_norm_16x256_f32", "matmul_16x1024x256_f32"};
   char out[64];
   const int n = optrace_fused_tag(parts, 2, out, sizeof out);
@@ -37,7 +37,7 @@ TEST(FusedTagTest, C_Parts_WrittenWithLength) {
   EXPECT_STREQ(out, "rms_norm_16x256_f32+matmul_16x1024x256_f32");
 }
 
-TEST(FusedTagTest, C_BadArguments_NegativeErrno) {
+TEST(FusedTagApiTest, C_BadArguments_NegativeErrno) {
   const char* parts[] = {"a", "b", nullptr, ""};
   char out[8] = "keep";
   EXPECT_EQ(optrace_fused_tag(nullptr, 2, out, sizeof out), -EINVAL);
