@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/duration_math.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
@@ -16,6 +17,13 @@ struct ComparisonSide {
   uint64_t count = 0;     // spans of any status
   uint64_t ok_count = 0;  // spans with a duration
   uint64_t total_ns = 0;  // capped at kMaxAggregateNs
+
+  // Adds `spans` spans, `ok_spans` of them with a duration, of `ns` in all.
+  void Add(uint64_t spans, uint64_t ok_spans, uint64_t ns) {
+    count += spans;
+    ok_count += ok_spans;
+    total_ns = AddCapped(total_ns, ns);
+  }
 };
 
 // The row of `key`: counts, totals, means (total / ok_count); a key is

@@ -23,9 +23,7 @@ struct GroupSides {
   ComparisonSide side[2];
   void Add(const TagSides& tag) {
     for (int s = 0; s < 2; ++s) {
-      side[s].count += tag.side[s].count;
-      side[s].ok_count += tag.side[s].ok_count;
-      side[s].total_ns = AddCapped(side[s].total_ns, tag.side[s].total_ns);
+      side[s].Add(tag.side[s].count, tag.side[s].ok_count, tag.side[s].total_ns);
     }
   }
 };

@@ -88,10 +88,7 @@ std::vector<v1::Comparison> CompareAggregates(const SessionAggregates& aggregate
       const uint32_t* found = index.Find(key);
       const uint32_t at = found != nullptr ? *found : index.Insert(key, pairs.size());
       if (at == pairs.size()) pairs.push_back({key, {}});
-      ComparisonSide& side = pairs[at].side[s];
-      side.count += row.totals.count;
-      side.ok_count += row.totals.ok_count;
-      side.total_ns = AddCapped(side.total_ns, row.totals.total_ns);
+      pairs[at].side[s].Add(row.totals.count, row.totals.ok_count, row.totals.total_ns);
       totals[s] = AddCapped(totals[s], row.totals.total_ns);
     }
   }
@@ -122,10 +119,7 @@ std::vector<TagSides> TagSidesOf(const SessionAggregates& aggregates, StringCach
         tags.push_back({strings.Get(row.key.tag), {}, {}});
         names.emplace_back();
       }
-      ComparisonSide& side = tags[at].side[s];
-      side.count += row.totals.count;
-      side.ok_count += row.totals.ok_count;
-      side.total_ns = AddCapped(side.total_ns, row.totals.total_ns);
+      tags[at].side[s].Add(row.totals.count, row.totals.ok_count, row.totals.total_ns);
       std::vector<NameCount>& counts = names[at][s];
       auto it = std::find_if(counts.begin(), counts.end(),
                              [&](const NameCount& c) { return c.name == row.key.name; });
