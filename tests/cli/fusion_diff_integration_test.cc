@@ -258,5 +258,28 @@ TEST_F(FusionDiffTest, Malicious_MalformedFusedTags_ShownCountedDaemonFine) {
   EXPECT_EQ(status.exit_code, 0) << status.err;
 }
 
+TEST_F(FusionDiffTest, NarrowTerminal_FusionTableFitsTheWidth) {
+  const std::string long_part = "shape_" + std::string(150, 'x');
+  const ProducerRun a = Produce({"--ops", "16"}, "a");
+  const ProducerRun b = Produce({"--ops", "0", "--tagged", "fused_long", "shape_1+" + long_part});
+  ASSERT_NE(a.session_id, 0u);
+  ASSERT_NE(b.session_id, 0u);
+  const std::string diff =
+      CliCommandLine({"diff", std::to_string(a.session_id), std::to_string(b.session_id)});
+  const CliRun narrow = RunInTerminal(diff, 80, {{"NO_COLOR", "1"}});
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.out;
+  EXPECT_NE(narrow.out.find("OPS SAVED"), std::string::npos) << narrow.out;
+  EXPECT_NE(narrow.out.find("missing in A"), std::string::npos) << narrow.out;
+  EXPECT_NE(narrow.out.find("…"), std::string::npos) << narrow.out;
+  for (std::string line : optrace::testing::SplitLines(narrow.out)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t columns = 0;  // code points: the table's text is one column each
+    for (unsigned char c : line) columns += (c & 0xC0) != 0x80;
+    EXPECT_LE(columns, 80u) << line;
+  }
+  const CliRun piped = Cli({"diff", std::to_string(a.session_id), std::to_string(b.session_id)});
+  EXPECT_NE(piped.out.find(long_part), std::string::npos) << "no truncation into a pipe";
+}
+
 }  // namespace
 }  // namespace optrace::cli::testing
