@@ -1,6 +1,7 @@
 #include "diff_command.h"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +67,12 @@ int RunFleetDiff(Connection& connection, const DiffOptions& options) {
        DescribeFleetSelector(options.fleet_b)});
 }
 
+// The CHANGE cell: increases red, decreases green.
+Cell ChangeCell(int64_t change) {
+  const Tone tone = change > 0 ? Tone::kProblem : change < 0 ? Tone::kComplete : Tone::kPlain;
+  return Cell(FormatDurationChange(change), tone);
+}
+
 }  // namespace
 
 std::optional<CliError> ParseDiffSides(const std::string& a, const std::string& b,
@@ -99,11 +106,18 @@ std::optional<CliError> ParseDiffSides(const std::string& a, const std::string& 
 
 std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::GroupBy by,
                             size_t width, const Palette& palette) {
-  std::vector<const v1::Comparison*> rows;
-  for (const v1::Comparison& row : comparison.rows()) rows.push_back(&row);
-  std::stable_sort(rows.begin(), rows.end(), [](const v1::Comparison* x, const v1::Comparison* y) {
-    return Magnitude(x->total_change_ns()) > Magnitude(y->total_change_ns());
-  });
+  std::string out;
+  const auto* rows = &comparison.rows();
+  if (!comparison.fusions().empty()) {
+    out = RenderFusionTable(comparison, width, palette) + "\n";
+    rows = &comparison.unfused_rows();
+  }
+  std::vector<const v1::Comparison*> sorted;
+  for (const v1::Comparison& row : *rows) sorted.push_back(&row);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const v1::Comparison* x, const v1::Comparison* y) {
+                     return Magnitude(x->total_change_ns()) > Magnitude(y->total_change_ns());
+                   });
   Table table({{by == v1::GROUP_BY_TAG ? "TAG" : "NAME", Align::kLeft, true},
                {"COUNT A", Align::kRight},
                {"COUNT B", Align::kRight},
@@ -111,22 +125,23 @@ std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::G
                {"TOTAL B", Align::kRight},
                {"CHANGE", Align::kRight},
                {"B/A", Align::kRight}});
-  for (const v1::Comparison* row : rows) {
+  for (const v1::Comparison* row : sorted) {
     Cell ratio = FormatRatio(row->total_ratio());
     if (row->only_in_a()) ratio = Cell("only in A", Tone::kComplete);
     if (row->only_in_b()) ratio = Cell("only in B", Tone::kWarning);
-    const int64_t change = row->total_change_ns();
-    const Tone change_tone = change > 0   ? Tone::kProblem
-                             : change < 0 ? Tone::kComplete
-                                          : Tone::kPlain;
     // A session without the key has no total, not a total of zero.
     table.AddRow({row->key().empty() ? "-" : row->key(), std::to_string(row->count_a()),
                   std::to_string(row->count_b()),
                   row->only_in_b() ? "-" : FormatDuration(row->total_a_ns()),
                   row->only_in_a() ? "-" : FormatDuration(row->total_b_ns()),
-                  Cell(FormatDurationChange(change), change_tone), ratio});
+                  ChangeCell(row->total_change_ns()), ratio});
   }
-  std::string out = rows.empty() ? "neither session has spans\n" : table.Render(width, palette);
+  if (!sorted.empty()) {
+    out += table.Render(width, palette);
+  } else {
+    out +=
+        comparison.fusions().empty() ? "neither session has spans\n" : "no ops outside fusions\n";
+  }
   const uint64_t a = comparison.total_a_ns();
   const uint64_t b = comparison.total_b_ns();
   out += fmt::format("total: A {}, B {}", FormatDuration(a), FormatDuration(b));
@@ -136,6 +151,53 @@ std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::G
                        FormatRatio(static_cast<double>(b) / static_cast<double>(a)));
   }
   return out + "\n";
+}
+
+std::string RenderFusionTable(const v1::CompareSessionsResponse& comparison, size_t width,
+                              const Palette& palette) {
+  Table table({{"FUSED IN B / PARTS", Align::kLeft, true},
+               {"COUNT A", Align::kRight},
+               {"COUNT B", Align::kRight},
+               {"TOTAL A", Align::kRight},
+               {"TOTAL B", Align::kRight},
+               {"CHANGE", Align::kRight},
+               {"B/A", Align::kRight},
+               {"OPS SAVED", Align::kRight}});
+  // A side without spans has no total, not a total of zero.
+  const auto total = [](uint64_t count, uint64_t ns) {
+    return count == 0 ? std::string("-") : FormatDuration(ns);
+  };
+  for (const v1::Fusion& fusion : comparison.fusions()) {
+    const Cell ratio = fusion.group_count_a() == 0 ? Cell("not in A", Tone::kWarning)
+                                                   : Cell(FormatRatio(fusion.total_ratio()));
+    table.AddRow({fusion.name().empty() ? "-" : fusion.name(),
+                  std::to_string(fusion.group_count_a()), std::to_string(fusion.group_count_b()),
+                  total(fusion.group_count_a(), fusion.group_total_a_ns()),
+                  total(fusion.group_count_b(), fusion.group_total_b_ns()),
+                  ChangeCell(fusion.total_change_ns()), ratio, std::to_string(fusion.ops_saved())});
+    table.AddRow({Cell("  (fused op)", Tone::kDim), std::to_string(fusion.fused_count_a()),
+                  std::to_string(fusion.count_b()),
+                  total(fusion.fused_count_a(), fusion.fused_total_a_ns()),
+                  total(fusion.count_b(), fusion.total_b_ns()), "", "", ""});
+    for (const v1::FusionPart& part : fusion.parts()) {
+      std::vector<std::string> flags;
+      if (part.empty()) flags.push_back("empty part");
+      if (part.missing_in_a()) flags.push_back("missing in A");
+      if (part.repeated()) flags.push_back("repeated");
+      if (part.shared()) flags.push_back("shared");
+      const Tone tone = part.empty() || part.missing_in_a() ? Tone::kWarning : Tone::kDim;
+      table.AddRow({"  " + (part.empty() ? std::string("\"\"") : part.tag()),
+                    std::to_string(part.count_a()), std::to_string(part.count_b()),
+                    total(part.count_a(), part.total_a_ns()),
+                    total(part.count_b(), part.total_b_ns()), "",
+                    Cell(fmt::format("{}", fmt::join(flags, ", ")), tone), ""});
+    }
+    if (fusion.parts_not_listed() > 0) {
+      table.AddRow({Cell(fmt::format("  ... {} more parts", fusion.parts_not_listed()), Tone::kDim),
+                    "", "", "", "", "", "", ""});
+    }
+  }
+  return table.Render(width, palette);
 }
 
 int RunDiff(Connection& connection, const DiffOptions& options) {

@@ -41,8 +41,19 @@ int RunDiff(Connection& connection, const DiffOptions& options);
 // The table: key, COUNT A, COUNT B, TOTAL A, TOTAL B, CHANGE (B - A) and
 // B/A ("only in A" / "only in B" for keys of one session), sorted by
 // |change|, largest first (ties keep the daemon's order), then the totals.
+// When B has fusions: RenderFusionTable, a blank line, and the table of
+// the unfused rows (the ops no fusion involves) instead of every row.
 std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::GroupBy by,
                             size_t width, const Palette& palette);
+
+// The fusions of `comparison`, in the daemon's order: per fusion a line of
+// its group (COUNT A, COUNT B, TOTAL A, TOTAL B, CHANGE, B/A, OPS SAVED),
+// a "(fused op)" line of the fused spans themselves, and a line per listed
+// part (its spans in A, and in B where B still runs it unfused) flagged
+// "empty part", "missing in A", "repeated" or "shared" in the B/A column.
+// Fits `width` (0: no limit) by cutting the first column.
+std::string RenderFusionTable(const v1::CompareSessionsResponse& comparison, size_t width,
+                              const Palette& palette);
 
 }  // namespace optrace::cli
 

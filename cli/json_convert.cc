@@ -188,12 +188,57 @@ json ToJson(const v1::Comparison& row) {
           {"total_change_ns", row.total_change_ns()}};
 }
 
+json ToJson(const v1::FusionPart& part) {
+  return {{"tag", part.tag()},
+          {"name", part.name()},
+          {"count_a", part.count_a()},
+          {"total_a_ns", part.total_a_ns()},
+          {"count_b", part.count_b()},
+          {"total_b_ns", part.total_b_ns()},
+          {"missing_in_a", part.missing_in_a()},
+          {"shared", part.shared()},
+          {"empty", part.empty()},
+          {"repeated", part.repeated()}};
+}
+
+json ToJson(const v1::Fusion& fusion) {
+  json parts = json::array();
+  for (const v1::FusionPart& part : fusion.parts()) parts.push_back(ToJson(part));
+  return {{"name", fusion.name()},
+          {"tag", fusion.tag()},
+          {"parts", parts},
+          {"part_count", fusion.part_count()},
+          {"parts_not_listed", fusion.parts_not_listed()},
+          {"empty_parts", fusion.empty_parts()},
+          {"parts_missing_in_a", fusion.parts_missing_in_a()},
+          {"shares_parts", fusion.shares_parts()},
+          {"count_b", fusion.count_b()},
+          {"total_b_ns", fusion.total_b_ns()},
+          {"fused_count_a", fusion.fused_count_a()},
+          {"fused_total_a_ns", fusion.fused_total_a_ns()},
+          {"group_count_a", fusion.group_count_a()},
+          {"group_total_a_ns", fusion.group_total_a_ns()},
+          {"group_count_b", fusion.group_count_b()},
+          {"group_total_b_ns", fusion.group_total_b_ns()},
+          {"total_change_ns", fusion.total_change_ns()},
+          {"total_ratio", fusion.total_ratio()},
+          {"ops_saved", fusion.ops_saved()}};
+}
+
 json ToJson(const v1::CompareSessionsResponse& comparison) {
   json rows = json::array();
   for (const v1::Comparison& row : comparison.rows()) rows.push_back(ToJson(row));
+  json fusions = json::array();
+  for (const v1::Fusion& fusion : comparison.fusions()) fusions.push_back(ToJson(fusion));
+  json unfused_rows = json::array();
+  for (const v1::Comparison& row : comparison.unfused_rows()) unfused_rows.push_back(ToJson(row));
   return {{"rows", rows},
           {"total_a_ns", comparison.total_a_ns()},
-          {"total_b_ns", comparison.total_b_ns()}};
+          {"total_b_ns", comparison.total_b_ns()},
+          {"fusions", fusions},
+          {"unfused_rows", unfused_rows},
+          {"fused_total_a_ns", comparison.fused_total_a_ns()},
+          {"fused_total_b_ns", comparison.fused_total_b_ns()}};
 }
 
 json ToJson(const v1::FleetFilter& fleet) {

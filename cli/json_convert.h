@@ -29,6 +29,8 @@ nlohmann::json ToJson(const v1::GetLevelResponse& levels);
 nlohmann::json ToJson(const v1::OpStats& stats);
 nlohmann::json ToJson(const v1::GetStatsResponse& stats);
 nlohmann::json ToJson(const v1::Comparison& row);
+nlohmann::json ToJson(const v1::FusionPart& part);
+nlohmann::json ToJson(const v1::Fusion& fusion);
 nlohmann::json ToJson(const v1::CompareSessionsResponse& comparison);
 // {"node": ..., "label": ...}: a side of `optrace diff --fleet`.
 nlohmann::json ToJson(const v1::FleetFilter& fleet);

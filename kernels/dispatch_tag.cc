@@ -1,5 +1,9 @@
 #include "kernels/dispatch_tag.h"
 
+#include <string_view>
+
+#include "optrace/optrace.hpp"
+
 namespace optrace::kernels {
 
 OpShape OpShape::Elementwise(ElementwiseFn fn, uint64_t count) {
@@ -96,7 +100,28 @@ size_t DimCount(OpKind kind) {
   return 3;
 }
 
+std::vector<OpShape> FusedParts(const OpShape& shape) {
+  const auto [m, n, k] = shape.dims;
+  switch (shape.kind) {
+    case OpKind::kFusedRmsNormMatmul:
+      return {OpShape::RmsNorm(m, k), OpShape::Matmul(m, n, k)};
+    case OpKind::kFusedMatmulGelu:
+      return {OpShape::Matmul(m, n, k), OpShape::Elementwise(ElementwiseFn::kGelu, m * n)};
+    default:
+      return {};
+  }
+}
+
 namespace {
+
+// The fused tag of `parts`, each tagged by `tag_of`.
+template <typename TagOf>
+std::string FusedTagOf(const std::vector<OpShape>& parts, TagOf tag_of) {
+  std::vector<std::string> tags;
+  for (const OpShape& part : parts) tags.push_back(tag_of(part));
+  const std::vector<std::string_view> views(tags.begin(), tags.end());
+  return optrace::FusedTag(views);
+}
 
 // "<name>_" or "<name>_<fn>_": what every tag of the shape's kind starts with.
 std::string TagPrefix(const OpShape& shape) {
@@ -111,6 +136,9 @@ std::string TagPrefix(const OpShape& shape) {
 }  // namespace
 
 std::string DispatchTag(const OpShape& shape) {
+  if (const std::vector<OpShape> parts = FusedParts(shape); !parts.empty()) {
+    return FusedTagOf(parts, [](const OpShape& part) { return DispatchTag(part); });
+  }
   std::string tag = TagPrefix(shape);
   const size_t count = DimCount(shape.kind);
   for (size_t i = 0; i < count; ++i) {
@@ -121,6 +149,9 @@ std::string DispatchTag(const OpShape& shape) {
 }
 
 std::string GenericDispatchTag(const OpShape& shape) {
+  if (const std::vector<OpShape> parts = FusedParts(shape); !parts.empty()) {
+    return FusedTagOf(parts, [](const OpShape& part) { return GenericDispatchTag(part); });
+  }
   return TagPrefix(shape).append("dyn_").append(ElementTypeName(shape.type));
 }
 

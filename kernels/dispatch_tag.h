@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace optrace::kernels {
 
@@ -65,14 +66,23 @@ const char* ElementTypeName(ElementType type);
 // How many sizes a tag of `kind` carries: 1, 2 or 3.
 size_t DimCount(OpKind kind);
 
+// The ops a fused shape replaces, in the order they compute: what the
+// op-by-op run dispatches instead ({RmsNorm(M, K), Matmul(M, N, K)} for
+// FusedRmsNormMatmul(M, N, K); {Matmul(M, N, K), Elementwise(kGelu, M * N)}
+// for FusedMatmulGelu(M, N, K)). Empty for the other kinds.
+std::vector<OpShape> FusedParts(const OpShape& shape);
+
 // The summary tag of `shape`: name, elementwise function, sizes joined by
 // 'x', element type, e.g. "matmul_128x256x512_f32" (M x N x K),
-// "elementwise_gelu_4096_f32", "rms_norm_64x1024_f32".
+// "elementwise_gelu_4096_f32", "rms_norm_64x1024_f32". A fused kind's tag
+// names its parts (optrace::FusedTag of their tags):
+// "matmul_16x1024x256_f32+elementwise_gelu_16384_f32".
 std::string DispatchTag(const OpShape& shape);
 
 // The tag used for every shape of `shape`'s kind (and elementwise function)
 // once that kind has too many distinct shapes: the sizes are replaced by
-// "dyn", e.g. "matmul_dyn_f32", "elementwise_gelu_dyn_f32".
+// "dyn", e.g. "matmul_dyn_f32", "elementwise_gelu_dyn_f32"; a fused kind's
+// names its parts' generic tags ("matmul_dyn_f32+elementwise_gelu_dyn_f32").
 std::string GenericDispatchTag(const OpShape& shape);
 
 }  // namespace optrace::kernels

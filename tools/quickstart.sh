@@ -65,17 +65,25 @@ step "optrace stats $fused   (fused kernels)"
 "$optrace" stats "$fused" | tee "$work/fused.stats"
 
 step "optrace diff $unfused $fused"
-"$optrace" diff "$unfused" "$fused"
+"$optrace" diff "$unfused" "$fused" | tee "$work/diff.txt"
 
 ops() { sed -n 's/^\([0-9]*\) spans.*/\1/p' "$1"; }
+# OPS SAVED, the last column of a fusion's line in the diff.
+saved() { awk -v name="$1" '$1 == name { print $NF; exit }' "$work/diff.txt"; }
 cat <<EOF
 
 Same model, same checksum: the fused run did it in $(ops "$work/fused.stats") ops instead of
-$(ops "$work/unfused.stats"). fused_matmul_gelu applies GELU in the matmul's epilogue instead of
-a separate pass over the wide intermediate; fused_rms_norm_matmul normalises
-rows as the matmul reads them. The diff shows op by op where the time went;
-on a GPU every op removed is a kernel launch and a trip through device
-memory saved (there, run the demo with --device gpu). Next:
+$(ops "$work/unfused.stats"). The diff's first table puts each fused op beside the ops it
+replaced, as its tag names them: fused_matmul_gelu does a layer's matmul and
+its GELU (matmul_16x1024x256_f32 + elementwise_gelu_16384_f32) in one op,
+applying GELU in the matmul's epilogue instead of a separate pass over the
+wide intermediate: $(saved fused_matmul_gelu) ops fewer. fused_rms_norm_matmul normalises rows
+as the head's matmul reads them: $(saved fused_rms_norm_matmul) fewer. Its group counts every
+rms_norm_16x256_f32 of both runs, since the layers still run theirs unfused
+(COUNT B of that line), so both sides count the same work. The second table
+is what no fusion touched. On a GPU every op removed is a kernel launch and
+a trip through device memory saved (there, run the demo with --device gpu).
+Next:
   $optrace sessions --all
   $optrace ops $fused --limit 20
   $optrace export $fused --format chrome -o fused.json   (open in https://ui.perfetto.dev)

@@ -31,14 +31,23 @@ v1::Comparison MakeComparison(std::string key, const ComparisonSide& a, const Co
   return out;
 }
 
+bool ComesFirstByChange(int64_t change_x, const std::string& key_x, int64_t change_y,
+                        const std::string& key_y) {
+  const uint64_t dx = static_cast<uint64_t>(std::abs(change_x));
+  const uint64_t dy = static_cast<uint64_t>(std::abs(change_y));
+  if (dx != dy) return dx > dy;
+  return key_x < key_y;
+}
+
+void SortComparisons(std::vector<v1::Comparison>* rows) {
+  std::sort(rows->begin(), rows->end(), [](const v1::Comparison& x, const v1::Comparison& y) {
+    return ComesFirstByChange(x.total_change_ns(), x.key(), y.total_change_ns(), y.key());
+  });
+}
+
 void FinishCompareResponse(std::vector<v1::Comparison> rows, uint64_t total_a_ns,
                            uint64_t total_b_ns, v1::CompareSessionsResponse* response) {
-  std::sort(rows.begin(), rows.end(), [](const v1::Comparison& x, const v1::Comparison& y) {
-    const uint64_t dx = static_cast<uint64_t>(std::abs(x.total_change_ns()));
-    const uint64_t dy = static_cast<uint64_t>(std::abs(y.total_change_ns()));
-    if (dx != dy) return dx > dy;
-    return x.key() < y.key();
-  });
+  SortComparisons(&rows);
   response->Clear();
   response->mutable_rows()->Reserve(static_cast<int>(rows.size()));
   for (v1::Comparison& row : rows) *response->add_rows() = std::move(row);

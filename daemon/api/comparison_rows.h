@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/duration_math.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
@@ -16,6 +17,13 @@ struct ComparisonSide {
   uint64_t count = 0;     // spans of any status
   uint64_t ok_count = 0;  // spans with a duration
   uint64_t total_ns = 0;  // capped at kMaxAggregateNs
+
+  // Adds `spans` spans, `ok_spans` of them with a duration, of `ns` in all.
+  void Add(uint64_t spans, uint64_t ok_spans, uint64_t ns) {
+    count += spans;
+    ok_count += ok_spans;
+    total_ns = AddCapped(total_ns, ns);
+  }
 };
 
 // The row of `key`: counts, totals, means (total / ok_count); a key is
@@ -23,6 +31,15 @@ struct ComparisonSide {
 // the key is in one side only or a denominator is 0; total_change_ns =
 // total_b - total_a. Thread rules: pure.
 v1::Comparison MakeComparison(std::string key, const ComparisonSide& a, const ComparisonSide& b);
+
+// The order of comparison rows and fusions: true when the one of change x
+// and key x comes before the other, that is |change| larger, or equal and
+// key smaller. Thread rules: pure.
+bool ComesFirstByChange(int64_t change_x, const std::string& key_x, int64_t change_y,
+                        const std::string& key_y);
+
+// `rows` in the order of ComesFirstByChange. Thread rules: pure.
+void SortComparisons(std::vector<v1::Comparison>* rows);
 
 // Fills `response` with `rows` by |total_change_ns|, largest first, ties by
 // key, and the sides' totals. Thread rules: pure.

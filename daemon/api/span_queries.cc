@@ -1,6 +1,8 @@
 #include "api/span_queries.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -8,6 +10,7 @@
 #include "api/comparison_rows.h"
 #include "api/duration_math.h"
 #include "api/flat_id_map.h"
+#include "api/fusion_map.h"
 #include "api/page_scan.h"
 #include "api/proto_convert.h"
 #include "api/query_cursor.h"
@@ -60,6 +63,81 @@ QueryCursor CursorAfter(const std::vector<Span>& page, const std::optional<Query
     next.sent_at_key += previous->sent_at_key;
   }
   return next;
+}
+
+// Both sessions' op_aggregates rows: [0] is A, [1] is B.
+using SessionAggregates = std::vector<OpAggregateRow>[2];
+
+// The comparison rows of `aggregates` per name (or tag), unsorted, leaving
+// out the rows whose tag `skip_tag` is true for (none when it is empty);
+// adds the rows kept to `totals`. A key is in a session when the session
+// has an aggregate row for it, that is at least one span of any status.
+std::vector<v1::Comparison> CompareAggregates(const SessionAggregates& aggregates, bool by_name,
+                                              const std::function<bool(StringId)>& skip_tag,
+                                              StringCache& strings, uint64_t totals[2]) {
+  struct Pair {
+    StringId key = 0;
+    ComparisonSide side[2];
+  };
+  std::vector<Pair> pairs;
+  FlatIdMap<uint32_t> index;  // key -> index in pairs
+  for (int s = 0; s < 2; ++s) {
+    for (const OpAggregateRow& row : aggregates[s]) {
+      if (skip_tag && skip_tag(row.key.tag)) continue;
+      const StringId key = by_name ? row.key.name : row.key.tag;
+      const uint32_t* found = index.Find(key);
+      const uint32_t at = found != nullptr ? *found : index.Insert(key, pairs.size());
+      if (at == pairs.size()) pairs.push_back({key, {}});
+      pairs[at].side[s].Add(row.totals.count, row.totals.ok_count, row.totals.total_ns);
+      totals[s] = AddCapped(totals[s], row.totals.total_ns);
+    }
+  }
+  std::vector<v1::Comparison> rows;
+  rows.reserve(pairs.size());
+  for (const Pair& pair : pairs) {
+    rows.push_back(MakeComparison(strings.Get(pair.key), pair.side[0], pair.side[1]));
+  }
+  return rows;
+}
+
+// Both sessions' totals per tag, with each side's most common op name of
+// the tag (ties by smaller name id), for MapFusions; `index` maps each tag
+// id to its entry.
+std::vector<TagSides> TagSidesOf(const SessionAggregates& aggregates, StringCache& strings,
+                                 FlatIdMap<uint32_t>* index) {
+  struct NameCount {
+    StringId name = 0;
+    uint64_t count = 0;
+  };
+  std::vector<TagSides> tags;
+  std::vector<std::array<std::vector<NameCount>, 2>> names;  // per tag and side
+  for (int s = 0; s < 2; ++s) {
+    for (const OpAggregateRow& row : aggregates[s]) {
+      const uint32_t* found = index->Find(row.key.tag);
+      const uint32_t at = found != nullptr ? *found : index->Insert(row.key.tag, tags.size());
+      if (at == tags.size()) {
+        tags.push_back({strings.Get(row.key.tag), {}, {}});
+        names.emplace_back();
+      }
+      tags[at].side[s].Add(row.totals.count, row.totals.ok_count, row.totals.total_ns);
+      std::vector<NameCount>& counts = names[at][s];
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const NameCount& c) { return c.name == row.key.name; });
+      if (it == counts.end()) it = counts.insert(counts.end(), NameCount{row.key.name, 0});
+      it->count += row.totals.count;
+    }
+  }
+  for (size_t i = 0; i < tags.size(); ++i) {
+    for (int s = 0; s < 2; ++s) {
+      const std::vector<NameCount>& counts = names[i][s];
+      const auto most = std::min_element(
+          counts.begin(), counts.end(), [](const NameCount& x, const NameCount& y) {
+            return x.count != y.count ? x.count > y.count : x.name < y.name;
+          });
+      if (most != counts.end()) tags[i].name[s] = strings.Get(most->name);
+    }
+  }
+  return tags;
 }
 
 }  // namespace
@@ -189,43 +267,43 @@ Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& req
   if (!by.ok()) return by.status();
   const bool by_name = by.value() == v1::GROUP_BY_NAME;
 
-  // Per key, both sessions' totals, merged from their op_aggregates rows.
-  struct Pair {
-    StringId key = 0;
-    ComparisonSide side[2];
-  };
-  std::vector<Pair> pairs;
-  FlatIdMap<uint32_t> index;  // key -> index in pairs
-  uint64_t totals[2] = {0, 0};
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
+  SessionAggregates aggregates;
   const SessionId sessions[2] = {request.session_a(), request.session_b()};
   for (int s = 0; s < 2; ++s) {
-    Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(sessions[s]);
-    if (!aggregates.ok()) return aggregates.status();
-    for (const OpAggregateRow& row : aggregates.value()) {
-      const StringId key = by_name ? row.key.name : row.key.tag;
-      const uint32_t* found = index.Find(key);
-      const uint32_t at = found != nullptr ? *found : index.Insert(key, pairs.size());
-      if (at == pairs.size()) pairs.push_back({key, {}});
-      ComparisonSide& side = pairs[at].side[s];
-      side.count += row.totals.count;
-      side.ok_count += row.totals.ok_count;
-      side.total_ns = AddCapped(side.total_ns, row.totals.total_ns);
-      totals[s] = AddCapped(totals[s], row.totals.total_ns);
-    }
+    Result<std::vector<OpAggregateRow>> rows = reader.Aggregates(sessions[s]);
+    if (!rows.ok()) return rows.status();
+    aggregates[s] = std::move(rows.value());
   }
 
   StringCache strings(reader);
-  std::vector<v1::Comparison> rows;
-  rows.reserve(pairs.size());
-  for (const Pair& pair : pairs) {
-    // A key is in a session when the session has an aggregate row for it,
-    // that is at least one span of any status.
-    rows.push_back(MakeComparison(strings.Get(pair.key), pair.side[0], pair.side[1]));
-  }
+  uint64_t totals[2] = {0, 0};
+  std::vector<v1::Comparison> rows =
+      CompareAggregates(aggregates, by_name, nullptr, strings, totals);
+  FlatIdMap<uint32_t> tag_index;  // tag -> index in tags
+  const std::vector<TagSides> tags = TagSidesOf(aggregates, strings, &tag_index);
   if (!strings.status().ok()) return strings.status();
+  FusionMap fusions = MapFusions(tags);
   FinishCompareResponse(std::move(rows), totals[0], totals[1], response);
+  if (fusions.fusions.empty()) return Status::Ok();
+
+  // A span is left out of the unfused rows when its tag is in a fusion.
+  const auto involved = [&](StringId tag) {
+    const uint32_t* at = tag_index.Find(tag);
+    return at != nullptr && fusions.involved[*at];
+  };
+  uint64_t unfused_totals[2] = {0, 0};
+  std::vector<v1::Comparison> unfused =
+      CompareAggregates(aggregates, by_name, involved, strings, unfused_totals);
+  if (!strings.status().ok()) return strings.status();
+  SortComparisons(&unfused);
+  response->mutable_unfused_rows()->Reserve(static_cast<int>(unfused.size()));
+  for (v1::Comparison& row : unfused) *response->add_unfused_rows() = std::move(row);
+  response->mutable_fusions()->Reserve(static_cast<int>(fusions.fusions.size()));
+  for (v1::Fusion& fusion : fusions.fusions) *response->add_fusions() = std::move(fusion);
+  response->set_fused_total_a_ns(fusions.fused_total_ns[0]);
+  response->set_fused_total_b_ns(fusions.fused_total_ns[1]);
   return Status::Ok();
 }
 

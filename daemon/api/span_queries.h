@@ -58,7 +58,10 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
 // op_aggregates (no span is read). A key is in a session when it has a
 // span of any status there; ratios are b / a, 0 when the key is only in
 // one session or the denominator is 0; means are total / ok_count. Rows by
-// |total_change_ns|, largest first, ties by key.
+// |total_change_ns|, largest first, ties by key. B's fused ops (tags that
+// name their parts, docs/dispatch-names.md) are mapped onto A's ops of
+// those parts (MapFusions): `fusions`, and then `unfused_rows` and
+// fused_total_a_ns / fused_total_b_ns, as the proto documents them.
 // Errors (kInvalidArgument): GROUP_BY_TARGET or an unknown GroupBy.
 Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
                        v1::CompareSessionsResponse* response);

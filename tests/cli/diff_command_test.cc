@@ -4,6 +4,7 @@
 
 #include "exit_codes.h"
 #include "subprocess.h"
+#include "text_width.h"
 
 namespace optrace::cli {
 namespace {
@@ -53,6 +54,70 @@ TEST(DiffTableTest, Header_CountsAndTotalsOfBoth) {
   for (const char* column : {"COUNT A", "COUNT B", "TOTAL A", "TOTAL B", "CHANGE", "B/A"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column;
   }
+}
+
+// A response with one fusion of B, "mm+gelu", of parts mm (in A) and gelu
+// (missing in A), and one unfused row.
+v1::CompareSessionsResponse WithFusion() {
+  v1::CompareSessionsResponse c;
+  AddRow(&c, "everything", 9'000, 6'100);
+  v1::Fusion* f = c.add_fusions();
+  f->set_name("fused_matmul_gelu");
+  f->set_tag("mm+gelu");
+  f->set_part_count(2);
+  f->set_count_b(4);
+  f->set_total_b_ns(3'000);
+  f->set_group_count_a(8);
+  f->set_group_total_a_ns(4'000);
+  f->set_group_count_b(4);
+  f->set_group_total_b_ns(3'000);
+  f->set_total_change_ns(-1'000);
+  f->set_total_ratio(0.75);
+  f->set_ops_saved(4);
+  v1::FusionPart* mm = f->add_parts();
+  mm->set_tag("mm");
+  mm->set_count_a(8);
+  mm->set_total_a_ns(4'000);
+  v1::FusionPart* gelu = f->add_parts();
+  gelu->set_tag("gelu");
+  gelu->set_missing_in_a(true);
+  *c.add_unfused_rows() = c.rows(0);
+  c.mutable_unfused_rows(0)->set_key("rest");
+  c.set_total_a_ns(9'000);
+  c.set_total_b_ns(6'100);
+  return c;
+}
+
+TEST(DiffTableTest, Fusions_GroupThenFusedOpThenParts_ThenUnfusedRows) {
+  const auto lines =
+      SplitLines(RenderDiffTable(WithFusion(), v1::GROUP_BY_NAME, 0, Palette(false)));
+  ASSERT_EQ(lines.size(), 9u);
+  EXPECT_EQ(lines[0].rfind("FUSED IN B / PARTS", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("OPS SAVED"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].rfind("fused_matmul_gelu ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("-1.00 µs"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("0.750x"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 2), " 4") << lines[1];
+  EXPECT_EQ(lines[2].rfind("  (fused op) ", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[3].rfind("  mm ", 0), 0u) << lines[3];
+  EXPECT_NE(lines[3].find("4.00 µs"), std::string::npos) << lines[3];
+  EXPECT_EQ(lines[4].rfind("  gelu ", 0), 0u) << lines[4];
+  EXPECT_NE(lines[4].find("missing in A"), std::string::npos) << lines[4];
+  EXPECT_EQ(lines[5], "");
+  EXPECT_EQ(lines[6].rfind("NAME", 0), 0u) << lines[6];
+  EXPECT_EQ(lines[7].rfind("rest ", 0), 0u) << "the unfused rows, not every row: " << lines[7];
+  EXPECT_EQ(lines[8].rfind("total: A 9.00 µs, B 6.10 µs", 0), 0u) << lines[8];
+}
+
+TEST(DiffTableTest, Fusions_LongPartTags_FitTheWidth) {
+  v1::CompareSessionsResponse c = WithFusion();
+  c.mutable_fusions(0)->mutable_parts(0)->set_tag(std::string(300, 'm'));
+  c.mutable_fusions(0)->set_parts_not_listed(9'936);
+  const std::string table = RenderFusionTable(c, 100, Palette(false));
+  for (const std::string& line : SplitLines(table)) {
+    EXPECT_LE(DisplayWidth(line), 100u) << line;
+  }
+  EXPECT_NE(table.find("9936 more parts"), std::string::npos) << table;
 }
 
 TEST(DiffSidesTest, Sessions_Numbers_Parsed) {

@@ -15,6 +15,8 @@
 // and sleeps until killed.
 // --sleeps instead runs ops of known length on one thread: 20 x "sleep_2ms"
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
+// --tagged NAME TAG (repeatable), after the other ops, runs one op named
+// NAME with the tag TAG as given (any bytes, e.g. a malformed fused tag).
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +27,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "optrace/optrace.hpp"
@@ -38,6 +41,7 @@ struct Args {
   bool forever = false;
   const char* hold_open = nullptr;
   bool sleeps = false;
+  std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
 };
 
 Args Parse(int argc, char** argv) {
@@ -61,6 +65,9 @@ Args Parse(int argc, char** argv) {
       a.forever = true;
     } else if (flag == "--sleeps") {
       a.sleeps = true;
+    } else if (flag == "--tagged") {
+      const char* name = next();
+      a.tagged.emplace_back(name, next());
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -103,6 +110,15 @@ void RunOps(long ops, bool forever) {
   g_launches.fetch_add(launched);
 }
 
+// One op per --tagged NAME TAG, in order, on this thread.
+void RunTagged(const std::vector<std::pair<const char*, const char*>>& tagged) {
+  for (const auto& [name, tag] : tagged) {
+    optrace::OpSite site(name);  // outlives its op
+    optrace::ScopedOp op(site, optrace::Placement::Cpu(0), optrace::Intern(tag));
+    g_launches.fetch_add(op.id() != 0);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,6 +148,7 @@ int main(int argc, char** argv) {
     }
   }
   for (auto& t : threads) t.join();
+  RunTagged(args.tagged);
   if (args.hold_open != nullptr) {
     static optrace::OpSite held(args.hold_open);
     optrace::ScopedOp op(held);

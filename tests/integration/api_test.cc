@@ -369,6 +369,54 @@ TEST_F(ApiTest, CompareSessions_TwoRuns_CountsAndOnlyInOne) {
   EXPECT_EQ(rows["start"].count_b(), 1u);
 }
 
+TEST_F(ApiTest, CompareSessions_FusedTagOfB_FusionOfAsPartsWithQueryOpsTotals) {
+  Run a = ProduceAndWait({"--ops", "64"});
+  Run b = ProduceAndWait({"--ops", "0", "--tagged", "fused_outer", "shape_1+shape_2"});
+  ASSERT_NE(a.session.id(), 0u) << daemon_.log();
+  ASSERT_NE(b.session.id(), 0u) << daemon_.log();
+  // What A's spans of each part sum to, from QueryOps.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> sums;  // tag -> count, total
+  for (const v1::Span& span : AllSpans(a.session.id(), 1000)) {
+    auto& [count, total] = sums[span.tag()];
+    ++count;
+    if (span.status() == v1::SPAN_STATUS_OK) total += span.duration_ns();
+  }
+  grpc::ClientContext ctx;
+  v1::CompareSessionsRequest req;
+  req.set_session_a(a.session.id());
+  req.set_session_b(b.session.id());
+  req.set_by(v1::GROUP_BY_TAG);
+  v1::CompareSessionsResponse resp;
+  ASSERT_TRUE(stub_->CompareSessions(&ctx, req, &resp).ok());
+  ASSERT_EQ(resp.fusions_size(), 1);
+  const v1::Fusion& fusion = resp.fusions(0);
+  EXPECT_EQ(fusion.name(), "fused_outer");
+  EXPECT_EQ(fusion.tag(), "shape_1+shape_2");
+  EXPECT_EQ(fusion.count_b(), 1u);
+  ASSERT_EQ(fusion.parts_size(), 2);
+  uint64_t group_count = 0, group_total = 0;
+  for (const v1::FusionPart& part : fusion.parts()) {
+    EXPECT_EQ(part.name(), "outer");
+    EXPECT_EQ(part.count_a(), sums[part.tag()].first) << part.tag();
+    EXPECT_EQ(part.total_a_ns(), sums[part.tag()].second) << part.tag();
+    group_count += part.count_a();
+    group_total += part.total_a_ns();
+  }
+  EXPECT_EQ(fusion.group_count_a(), group_count);
+  EXPECT_EQ(fusion.group_total_a_ns(), group_total);
+  EXPECT_EQ(fusion.ops_saved(), static_cast<int64_t>(group_count) - 1);
+  EXPECT_EQ(resp.fused_total_a_ns(), group_total);
+  // The unfused rows leave the fusion's tags out; the plain rows keep them.
+  std::set<std::string> unfused, plain;
+  for (const v1::Comparison& row : resp.unfused_rows()) unfused.insert(row.key());
+  for (const v1::Comparison& row : resp.rows()) plain.insert(row.key());
+  for (const char* tag : {"shape_1", "shape_2", "shape_1+shape_2"}) {
+    EXPECT_FALSE(unfused.count(tag)) << tag;
+    EXPECT_TRUE(plain.count(tag)) << tag;
+  }
+  EXPECT_TRUE(unfused.count("shape_3"));
+}
+
 TEST_F(ApiTest, ExportChrome_ParsedBack_EveryOpOnce) {
   Run run = ProduceAndWait({"--ops", "200"});
   grpc::ClientContext ctx;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "daemon_process.h"
 #include "model/span.h"
@@ -91,6 +92,12 @@ class DemoTest : public ::testing::Test {
       EXPECT_EQ(span.device, 0);
       EXPECT_EQ(span.launch_tid, span.complete_tid);
       const std::string tag = s.text.at(span.tag);
+      if (name.rfind("fused_", 0) == 0) {
+        // A fused op's tag names its parts (docs/dispatch-names.md).
+        const std::regex fused_format(R"(^[a-z_]+_[0-9x]+_f32(\+[a-z_]+_[0-9x]+_f32)+$)");
+        EXPECT_TRUE(std::regex_match(tag, fused_format)) << tag;
+        continue;
+      }
       EXPECT_TRUE(std::regex_match(tag, tag_format)) << tag;
       EXPECT_EQ(tag.rfind(name == "elementwise" ? "elementwise_" : name + "_", 0), 0u) << tag;
     }
@@ -118,6 +125,19 @@ TEST_F(DemoTest, Fused_SameChecksumFewerOps) {
   ExpectSteps(*fused, kFusedStep, 2);
   EXPECT_EQ(checksum_line_, unfused_checksum);
   EXPECT_LT(fused->spans.size(), unfused->spans.size());
+  // Each fused op names the op-by-op ops it replaced, in compute order.
+  std::set<std::string> unfused_tags;
+  for (const Span& span : unfused->spans) unfused_tags.insert(unfused->text.at(span.tag));
+  EXPECT_EQ(fused->text.at(fused->spans[1].tag),
+            "matmul_16x1024x256_f32+elementwise_gelu_16384_f32");
+  EXPECT_EQ(fused->text.at(fused->spans[8].tag).rfind("rms_norm_16x256_f32+matmul_16x", 0), 0u);
+  for (const size_t i : {size_t{1}, size_t{8}}) {
+    const std::string tag = fused->text.at(fused->spans[i].tag);
+    for (size_t begin = 0, end = 0; end != std::string::npos; begin = end + 1) {
+      end = tag.find('+', begin);
+      EXPECT_TRUE(unfused_tags.count(tag.substr(begin, end - begin))) << tag;
+    }
+  }
 }
 
 TEST_F(DemoTest, CrashAfter5_SessionCrashedWithExactlyTheFifthOpIncomplete) {

@@ -65,6 +65,18 @@ OPTRACE_EXPORT int optrace_intern(const char* text, size_t len, uint32_t* id);
  * Same return values as optrace_intern. */
 OPTRACE_EXPORT int optrace_intern_location(const char* file, uint32_t line, uint32_t* id);
 
+/* Writes the tag of a fused op that replaces the `count` ops tagged
+ * `parts` (NUL-terminated), in the order they compute: the parts joined
+ * by '+', e.g. "matmul_16x4096x1024_f32+elementwise_gelu_65536_f32"
+ * (docs/dispatch-names.md), NUL-terminated, into `out` of `out_size`
+ * bytes. Intern it once per distinct fusion with optrace_intern.
+ * Returns its length (without the NUL), -EINVAL (a null pointer, fewer
+ * than two parts, a part empty or containing '+'), -E2BIG (longer than
+ * 4096 bytes, the longest string the string table keeps) or -ENOSPC
+ * (out_size is not more than the length; `out` is left as it was). */
+OPTRACE_EXPORT int optrace_fused_tag(const char* const* parts, size_t count, char* out,
+                                     size_t out_size);
+
 /* Sets the level this process asks for. Returns 0 or -EINVAL. */
 OPTRACE_EXPORT int optrace_set_level(int level);
 

@@ -19,7 +19,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <source_location>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "optrace/abi.h"
@@ -95,6 +98,18 @@ struct Placement {
 // loudly: returns 1 ("<string table full>") when the table is full and 0
 // for empty text. Thread-safe; takes a process-local lock (cold path).
 OPTRACE_EXPORT uint32_t Intern(std::string_view text) noexcept;
+
+// The tag of a fused op that replaces the ops tagged `parts`, in the order
+// they compute: the parts joined by '+', e.g. FusedTag({"matmul_16x4096x1024_f32",
+// "elementwise_gelu_65536_f32"}) (docs/dispatch-names.md). Intern the result
+// once per distinct fusion, as any dynamic tag. Returns "" when there are
+// fewer than two parts, a part is empty or contains '+', the tag would be
+// longer than the string table keeps (abi::kMaxStringBytes), or memory
+// runs out. Thread-safe; allocates (cold path).
+OPTRACE_EXPORT std::string FusedTag(std::span<const std::string_view> parts) noexcept;
+inline std::string FusedTag(std::initializer_list<std::string_view> parts) noexcept {
+  return FusedTag(std::span<const std::string_view>(parts.begin(), parts.size()));
+}
 
 // Sets the level this process asks for (as OPTRACE_LEVEL does at start).
 // Takes effect at once while no daemon is attached; an attached daemon

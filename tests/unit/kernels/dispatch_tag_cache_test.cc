@@ -81,7 +81,7 @@ TEST_F(DispatchTagCacheTest, TagId_OneKindOverCap_OtherKindsKeepTheirTags) {
   cache.TagId(OpShape::Matmul(1, 1, 1));
   EXPECT_EQ(FakeStringTable::Lookup(cache.TagId(OpShape::Matmul(2, 1, 1))), "matmul_dyn_f32");
   EXPECT_EQ(FakeStringTable::Lookup(cache.TagId(OpShape::FusedMatmulGelu(2, 1, 1))),
-            "fused_matmul_gelu_2x1x1_f32");
+            "matmul_2x1x1_f32+elementwise_gelu_2_f32");
   EXPECT_EQ(FakeStringTable::Lookup(cache.TagId(OpShape::Softmax(2, 1))), "softmax_2x1_f32");
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace optrace::kernels {
 namespace {
@@ -34,11 +35,24 @@ TEST(DispatchTagTest, RowKernels_Sizes_TagIsRowsxCols) {
   EXPECT_EQ(DispatchTag(OpShape::Softmax(64, 32000)), "softmax_64x32000_f32");
 }
 
-TEST(DispatchTagTest, FusedKinds_Sizes_TagIsMxNxK) {
+TEST(DispatchTagTest, FusedKinds_Sizes_TagNamesPartsInComputeOrder) {
   EXPECT_EQ(DispatchTag(OpShape::FusedRmsNormMatmul(64, 1024, 4096)),
-            "fused_rms_norm_matmul_64x1024x4096_f32");
+            "rms_norm_64x4096_f32+matmul_64x1024x4096_f32");
   EXPECT_EQ(DispatchTag(OpShape::FusedMatmulGelu(16, 1024, 256)),
-            "fused_matmul_gelu_16x1024x256_f32");
+            "matmul_16x1024x256_f32+elementwise_gelu_16384_f32");
+}
+
+TEST(DispatchTagTest, FusedParts_FusedKinds_TheOpByOpShapes) {
+  const std::vector<OpShape> norm = FusedParts(OpShape::FusedRmsNormMatmul(8, 16, 32));
+  ASSERT_EQ(norm.size(), 2u);
+  EXPECT_EQ(norm[0], OpShape::RmsNorm(8, 32));
+  EXPECT_EQ(norm[1], OpShape::Matmul(8, 16, 32));
+  const std::vector<OpShape> gelu = FusedParts(OpShape::FusedMatmulGelu(8, 16, 32));
+  ASSERT_EQ(gelu.size(), 2u);
+  EXPECT_EQ(gelu[0], OpShape::Matmul(8, 16, 32));
+  EXPECT_EQ(gelu[1], OpShape::Elementwise(ElementwiseFn::kGelu, 8 * 16));
+  EXPECT_TRUE(FusedParts(OpShape::Matmul(8, 16, 32)).empty());
+  EXPECT_TRUE(FusedParts(OpShape::Elementwise(ElementwiseFn::kGelu, 4)).empty());
 }
 
 TEST(DispatchTagTest, DynamicSizes_ComputedAtRunTime_FilledIntoTag) {
@@ -61,8 +75,9 @@ TEST(DispatchTagTest, GenericTag_EveryKind_SizesReplacedByDyn) {
   EXPECT_EQ(GenericDispatchTag(OpShape::RmsNorm(1, 2)), "rms_norm_dyn_f32");
   EXPECT_EQ(GenericDispatchTag(OpShape::Softmax(1, 2)), "softmax_dyn_f32");
   EXPECT_EQ(GenericDispatchTag(OpShape::FusedRmsNormMatmul(1, 2, 3)),
-            "fused_rms_norm_matmul_dyn_f32");
-  EXPECT_EQ(GenericDispatchTag(OpShape::FusedMatmulGelu(1, 2, 3)), "fused_matmul_gelu_dyn_f32");
+            "rms_norm_dyn_f32+matmul_dyn_f32");
+  EXPECT_EQ(GenericDispatchTag(OpShape::FusedMatmulGelu(1, 2, 3)),
+            "matmul_dyn_f32+elementwise_gelu_dyn_f32");
   EXPECT_EQ(GenericDispatchTag(OpShape::Elementwise(ElementwiseFn::kGelu, 9)),
             "elementwise_gelu_dyn_f32");
 }
