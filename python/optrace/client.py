@@ -49,15 +49,21 @@ def _target(word):
     return value_of(_ENUMS["Target"], word, "target")
 
 
+def _set_where(request, target, device, min_duration):
+    """Sets the target, device and min_duration_ns fields, which OpFilter
+    and TailRequest share, of `request` from the keywords of that name."""
+    if target is not None:
+        request.target = _target(target)
+    if device is not None:
+        request.has_device, request.device = True, device
+    if min_duration is not None:
+        request.min_duration_ns = _nanoseconds(min_duration, "min_duration")
+
+
 def _op_filter(name=None, tag=None, target=None, device=None, min_duration=None, status=None):
     """The OpFilter of the filter keywords that ops() and stats() share."""
     f = pb.OpFilter(name_pattern=name or "", tag_pattern=tag or "")
-    if target is not None:
-        f.target = _target(target)
-    if device is not None:
-        f.has_device, f.device = True, device
-    if min_duration is not None:
-        f.min_duration_ns = _nanoseconds(min_duration, "min_duration")
+    _set_where(f, target, device, min_duration)
     if status is not None:
         f.status = value_of(_ENUMS["SpanStatus"], status, "status")
     return f
@@ -214,12 +220,7 @@ class Client:
         request = pb.TailRequest(level=_level(level), session_id=session_id or 0, pid=pid or 0,
                                  label=label or "", name_pattern=name or "", events=events,
                                  spans=spans, batch=True)
-        if target is not None:
-            request.target = _target(target)
-        if device is not None:
-            request.has_device, request.device = True, device
-        if min_duration is not None:
-            request.min_duration_ns = _nanoseconds(min_duration, "min_duration")
+        _set_where(request, target, device, min_duration)
         return Tail(self._stub.Tail(request), self._error)
 
     # ---- levels -----------------------------------------------------------

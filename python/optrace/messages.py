@@ -12,10 +12,12 @@ Conversion rules:
 * repeated fields are Rows (a list with to_pandas()), maps are dicts.
 
 One rename: the group key of a stats row (OpStats.key) is `name`,
-whatever the grouping.
+whatever the grouping. A field named like a Python keyword gets a
+trailing underscore (`from` would be `from_`).
 """
 
 import dataclasses
+import keyword
 import typing
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -120,6 +122,8 @@ def dataclass_of(descriptor):
     fields, converters = [], []
     for field in descriptor.fields:
         name = renames.get(field.name, field.name)
+        if keyword.iskeyword(name):
+            name += "_"
         fields.append((name, _python_type(field), _default(field)))
         converters.append((name, field.name, _field_converter(field)))
     cls = dataclasses.make_dataclass(
