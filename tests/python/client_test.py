@@ -286,6 +286,20 @@ class ClientTest(t.DaemonTestCase):
         self.assertEqual(len(set(classes.values())), len(classes))
         self.assertIs(classes["NOT_FOUND"], optrace.NotFoundError)
 
+    def test_Client_BadAddresses_ValueError(self):
+        for kwargs in ({"server": "localhost"}, {"server": "host:port"},
+                       {"server": "192.0.2.7:7070"}, {"socket": "/x", "tls_ca": "ca.pem"}):
+            with self.subTest(**kwargs):
+                with self.assertRaises(ValueError):
+                    optrace.Client(**kwargs)
+        for call in (lambda: self.client.stats(1, by="size"),
+                     lambda: self.client.set_level("loud"),
+                     lambda: self.client.export(1, "pdf", os.path.join(self.folder, "x")),
+                     lambda: list(self.client.ops(1, min_duration=-1)),
+                     lambda: self.client.tail(events=False)):
+            with self.assertRaises(ValueError):
+                call()
+
     def test_Rows_ToPandas_OneRowPerItem(self):
         report, session = self.run_producer("ops_program.py", 0, 0, 4)
         rows = self.client.stats(session.id).rows

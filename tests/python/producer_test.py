@@ -52,6 +52,7 @@ class ProducerTest(t.DaemonTestCase):
         spans = self.stored_spans(session.id, 5)
         self.assertEqual(sorted(s.op_id for s in spans), sorted(report["after"]["ids"]))
         self.assertEqual({s.name for s in spans}, {"after_set_level"})
+        self.assertEqual(session.instants, report["instants"])
 
     def test_Malicious_BadArguments_RaiseWithoutRecording(self):
         report, session = self.run_producer("bad_arguments_program.py")

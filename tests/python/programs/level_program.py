@@ -23,6 +23,8 @@ def run(count, name):
 report = {"pid": os.getpid()}
 report["before"] = {"level": optrace.get_level(), "enabled": optrace.enabled(),
                     "ids": run(ops_off, "before_set_level")}
+optrace.mark("not recorded")  # at level off: neither is recorded
+optrace.counter("not recorded", 1)
 optrace.set_level("trace")
 # With a daemon attached, the live level follows within one drain cycle.
 deadline = time.monotonic() + 20
@@ -30,4 +32,7 @@ while not optrace.enabled() and time.monotonic() < deadline:
     time.sleep(0.01)
 report["after"] = {"level": optrace.get_level(), "enabled": optrace.enabled(),
                    "ids": run(ops_trace, "after_set_level")}
+optrace.mark("recorded")
+optrace.counter("recorded", 2)
+report["instants"] = 2
 print(json.dumps(report))
