@@ -9,6 +9,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import threading
 import unittest
 
 import grpc
@@ -146,12 +147,17 @@ class ClientTest(t.DaemonTestCase):
         process, _ = self.start_idle()
         self.assertEqual(self.live_level(process.pid), "off")
         tail = self.client.tail(level="trace", pid=process.pid)
+        # close() from another thread ends the iteration: a bound on the wait.
+        guard = threading.Timer(60, tail.close)
+        guard.start()
+        self.addCleanup(guard.cancel)
         ticks = []
         for item in tail:
             if type(item).__name__ == "LiveEvent" and item.name == "tick":
                 ticks.append(item)
             if len(ticks) == 4:
                 break
+        self.assertEqual(len(ticks), 4)
         self.assertEqual({e.pid for e in ticks}, {process.pid})
         self.assertEqual({e.kind for e in ticks}, {"launch", "complete"})
         self.assertEqual(self.live_level(process.pid), "trace")
@@ -165,7 +171,11 @@ class ClientTest(t.DaemonTestCase):
     def test_Tail_Spans_OnlyCompletedSpans(self):
         process, _ = self.start_idle()
         with self.client.tail(level="trace", pid=process.pid, events=False, spans=True) as tail:
-            first = next(tail)
+            guard = threading.Timer(60, tail.close)
+            guard.start()
+            self.addCleanup(guard.cancel)
+            first = next(tail, None)
+        self.assertIsNotNone(first, "no span within 60 s")
         self.assertEqual(type(first).__name__, "Span")
         self.assertIn(first.name, ("tick", "held"))
         self.assertEqual(first.status, "ok")

@@ -22,9 +22,13 @@ def waiting_in_tail():
 
 
 def announce():
-    while not waiting_in_tail():
+    for _ in range(6000):  # 60 s
+        if waiting_in_tail():
+            print("waiting", flush=True)
+            return
         threading.Event().wait(0.01)
-    print("waiting", flush=True)
+    print("not waiting in the tail after 60 s", flush=True)
+    tail.close()
 
 
 threading.Thread(target=announce, daemon=True).start()
