@@ -47,8 +47,8 @@ bool BindArguments(const Parameters& parameters, PyObject* const* args, Py_ssize
       return false;
     }
     if (out[index] != nullptr) {
-      PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%s'",
-                   parameters.function, parameters.names[index]);
+      PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%s'", parameters.function,
+                   parameters.names[index]);
       return false;
     }
     out[index] = args[nargs + k];

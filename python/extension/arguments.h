@@ -16,10 +16,10 @@ namespace optrace::python {
 // names, interned once (InternParameters) so that keywords usually match
 // by pointer.
 struct Parameters {
-  const char* function;          // e.g. "optrace.op()"
-  const char* const* names;      // `count` names
+  const char* function;      // e.g. "optrace.op()"
+  const char* const* names;  // `count` names
   size_t count;
-  size_t required;               // the first `required` must be given
+  size_t required;                // the first `required` must be given
   PyObject** interned = nullptr;  // owned; filled by InternParameters
 };
 

@@ -13,14 +13,13 @@ namespace {
 struct SiteKey {
   PyObject* code;  // strong reference, held by the map's entry
   int lasti;
-  bool operator==(const SiteKey& other) const {
-    return code == other.code && lasti == other.lasti;
-  }
+  bool operator==(const SiteKey& other) const { return code == other.code && lasti == other.lasti; }
 };
 
 struct SiteKeyHash {
   size_t operator()(const SiteKey& key) const {
-    return std::hash<const void*>()(key.code) ^ (static_cast<size_t>(key.lasti) * 0x9E3779B97F4A7C15ULL);
+    return std::hash<const void*>()(key.code) ^
+           (static_cast<size_t>(key.lasti) * 0x9E3779B97F4A7C15ULL);
   }
 };
 

@@ -18,8 +18,10 @@ bool InstantLevel(const char* function, PyObject* given, int fallback, int* leve
   if (given == nullptr) return *level = fallback, true;
   if (!LevelArgument(function, given, level)) return false;
   if (*level == OPTRACE_LEVEL_OFF) {
-    PyErr_Format(PyExc_ValueError, "%s level must be error .. trace: an event at 'off' is never "
-                 "recorded", function);
+    PyErr_Format(PyExc_ValueError,
+                 "%s level must be error .. trace: an event at 'off' is never "
+                 "recorded",
+                 function);
     return false;
   }
   return true;

@@ -18,13 +18,12 @@ enum class OpState : uint8_t { kIdle, kRunning, kEnded };
 // the op is launched. Invariant: state == kRunning iff id != 0 and the
 // LAUNCH was recorded without its COMPLETE yet.
 struct OpObject {
-  PyObject_HEAD
-  PyObject* name;  // str, non-empty
-  PyObject* tag;   // str, or null for none
+  PyObject_HEAD PyObject* name;  // str, non-empty
+  PyObject* tag;                 // str, or null for none
   optrace_op_desc desc;
-  uint64_t id;     // 0 until launched, and when not traced
+  uint64_t id;  // 0 until launched, and when not traced
   OpState state;
-  bool scoped;     // launched by __enter__ (ends with __exit__)
+  bool scoped;  // launched by __enter__ (ends with __exit__)
 };
 
 PyTypeObject* g_op_type = nullptr;
@@ -198,7 +197,8 @@ PyObject* GetRunning(PyObject* self, void*) {
 }
 
 PyMethodDef g_op_methods[] = {
-    {"__enter__", AsCFunction(OpEnter), METH_NOARGS, "LAUNCH (when ops are traced); returns the op."},
+    {"__enter__", AsCFunction(OpEnter), METH_NOARGS,
+     "LAUNCH (when ops are traced); returns the op."},
     {"__exit__", AsCFunction(OpExit), METH_FASTCALL,
      "COMPLETE of an op that __enter__ launched; never suppresses the exception."},
     {nullptr, nullptr, 0, nullptr}};
@@ -215,8 +215,9 @@ PyGetSetDef g_op_getset[] = {
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyType_Slot g_op_slots[] = {
-    {Py_tp_doc, const_cast<char*>(
-                    "An op: optrace.op(...) as a context manager, or a handle from optrace.begin().")},
+    {Py_tp_doc,
+     const_cast<char*>(
+         "An op: optrace.op(...) as a context manager, or a handle from optrace.begin().")},
     {Py_tp_dealloc, reinterpret_cast<void*>(OpDealloc)},
     {Py_tp_repr, reinterpret_cast<void*>(OpRepr)},
     {Py_tp_methods, g_op_methods},
