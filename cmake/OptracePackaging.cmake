@@ -5,8 +5,9 @@
 #
 # Install components (docs/deploy.md):
 #   optrace  optraced, optrace, optrace-demo, liboptrace.so.N (runtime),
-#            the proto, units, sysusers.d, /etc/optrace/optraced.toml, man
-#            pages, docs. The default component of every install() rule.
+#            the Python package optrace (python/), the proto, units,
+#            sysusers.d, /etc/optrace/optraced.toml, man pages, docs. The
+#            default component of every install() rule.
 #   dev      headers, the liboptrace.so link, the CMake package, optrace.pc.
 #
 #   cmake --install build --prefix /usr          # or DESTDIR=... for staging
@@ -63,6 +64,7 @@ install(FILES
           "${PROJECT_SOURCE_DIR}/docs/design.md"
           "${PROJECT_SOURCE_DIR}/docs/abi.md"
           "${PROJECT_SOURCE_DIR}/docs/fleet.md"
+          "${PROJECT_SOURCE_DIR}/docs/python.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT optrace)
 # The ClickHouse DDL that optraced runs when it forwards (docs/fleet.md),
 # for operators who create the tables themselves.
@@ -139,12 +141,16 @@ set(CPACK_COMPONENT_OPTRACE_DESCRIPTION
     "low-overhead op tracing for ML and GPU runtimes: daemon, CLI, library
 optraced drains the shared-memory rings of traced processes into SQLite and
 serves live levels, tails and queries over gRPC; optrace is its command-line
-client; liboptrace.so is the producer library; optrace-demo a demo runtime.
+client; liboptrace.so is the producer library; optrace-demo a demo runtime;
+the Python package optrace records ops from Python and queries optraced.
 Includes the systemd units (system and user) and /etc/optrace/optraced.toml.")
 # Depends: the shared libraries the binaries need (gRPC, protobuf, SQLite,
 # RE2, libsystemd...), found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_OPTRACE_PACKAGE_SUGGESTS "systemd")
+# The Python package `optrace` (python/, for Debian's python3 3.11): its
+# query client needs gRPC and protobuf for Python; producers need neither.
+set(CPACK_DEBIAN_OPTRACE_PACKAGE_RECOMMENDS "python3 (>= 3.11), python3 (<< 3.12), python3-grpcio, python3-protobuf")
 # A shlibs file (liboptrace 0 optrace (= V)) for the dpkg-shlibdeps of
 # packages built against liboptrace.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)

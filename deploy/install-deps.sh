@@ -14,6 +14,8 @@ packages=(
   libtomlplusplus-dev libre2-dev libsystemd-dev
   # the ClickHouse forwarder: HTTP (libcurl) and gzip (zlib)
   libcurl4-openssl-dev zlib1g-dev
+  # the Python package (python/): headers for its extension, the gRPC stubs' runtime
+  python3-dev python3-grpcio python3-protobuf
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
   # tests/bench/side_by_side.sh: the tracers and loggers optrace is compared with

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The unit and integration tests that cover the ring, the reader, the
-# correlator, storage and the RPCs, built and run under AddressSanitizer +
-# UndefinedBehaviorSanitizer (build-asan/) and ThreadSanitizer
-# (build-tsan/). Any report fails the run.
+# correlator, storage, the RPCs and the Python extension, built and run
+# under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and
+# ThreadSanitizer (build-tsan/; not the extension). Any report fails the run.
 #   tools/run-sanitizers.sh [address|thread]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +26,15 @@ for kind in "${kinds[@]}"; do
   fi
   cmake --build "$dir" -j "${OPTRACE_BUILD_JOBS:-2}" --target "${targets[@]}"
   ctest --test-dir "$dir" -L 'client|daemon|api' -E "$exclude" --output-on-failure -j 2 --timeout 900
+  # The Python extension (python/extension) under ASan + UBSan, driven by
+  # the Python tests. /usr/bin/python3 is not instrumented: the runtimes are
+  # preloaded into it, and leak checking is off (the interpreter frees
+  # little at exit). python.cli_agreement needs the CLI, which is not built here.
+  if [ "$kind" = address ]; then
+    cmake --build "$dir" -j "${OPTRACE_BUILD_JOBS:-2}" --target optrace_python
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+      ctest --test-dir "$dir" -L python -E 'python.cli_agreement' --output-on-failure -j 2 \
+      --timeout 900
+  fi
 done

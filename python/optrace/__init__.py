@@ -1,0 +1,44 @@
+"""optrace for Python: record ops into optraced, and query it.
+
+Producer API (a C extension over liboptrace; never blocks, never raises
+because of tracing, costs a level check when tracing is off)::
+
+    import optrace
+    with optrace.op("matmul", tag="matmul_128x256x512_f32", target="gpu", device=0):
+        ...
+    handle = optrace.begin("copy")        # ends on any thread
+    optrace.end(handle, device_ns=1200)
+    optrace.mark("step done")
+    optrace.counter("pool_bytes", 1 << 20)
+    optrace.set_level("trace")            # or OPTRACE_LEVEL=trace
+
+Query client (gRPC, needs python3-grpcio and python3-protobuf; imported on
+first use)::
+
+    client = optrace.Client()             # the default socket, as the CLI's
+    for row in client.stats(session_id).rows:
+        print(row.name, row.count, row.p50_ns)
+
+See docs/python.md.
+"""
+
+from optrace._producer import Op, begin, counter, enabled, end, get_level, mark, op, set_level
+from optrace.errors import *  # noqa: F401,F403  (Error and one subclass per gRPC code)
+from optrace.errors import __all__ as _error_names
+
+__all__ = [
+    "Op", "op", "begin", "end", "mark", "counter", "set_level", "get_level", "enabled",
+    "Client", "LEVELS",
+] + list(_error_names)
+
+# Levels, least to most verbose. Ops are recorded at "trace".
+LEVELS = ("off", "error", "warning", "info", "debug", "trace")
+
+
+def __getattr__(name):
+    # The client needs grpc and protobuf; producers that only record ops
+    # do not pay for importing them.
+    if name == "Client":
+        from optrace.client import Client
+        return Client
+    raise AttributeError(f"module 'optrace' has no attribute {name!r}")

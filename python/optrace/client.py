@@ -1,0 +1,274 @@
+"""optrace.Client: optraced's gRPC API (proto/optrace/v1/optrace.proto)
+from Python, with plain dataclasses (optrace.messages) for results."""
+
+import datetime
+import ipaddress
+import os
+
+import grpc
+
+from optrace.errors import error_for
+from optrace.messages import Rows, to_python
+from optrace.paths import default_socket
+from optrace.tail import Tail
+from optrace.v1 import optrace_pb2 as pb
+from optrace.v1 import optrace_pb2_grpc as pb_grpc
+from optrace.words import value_of
+
+# Spans asked of the daemon per QueryOps call unless page_size says otherwise.
+DEFAULT_PAGE_SIZE = 1000
+
+_ENUMS = pb.DESCRIPTOR.enum_types_by_name
+
+
+def _is_loopback(host):
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _nanoseconds(value, what):
+    """A duration given as int nanoseconds or a datetime.timedelta."""
+    if isinstance(value, datetime.timedelta):
+        return int(value / datetime.timedelta(microseconds=1)) * 1000
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ValueError(f"{what} must be nanoseconds (an int >= 0) or a datetime.timedelta, "
+                     f"not {value!r}")
+
+
+def _level(word):
+    return value_of(_ENUMS["Level"], word, "level")
+
+
+def _target(word):
+    return value_of(_ENUMS["Target"], word, "target")
+
+
+def _set_where(request, target, device, min_duration):
+    """Sets the target, device and min_duration_ns fields, which OpFilter
+    and TailRequest share, of `request` from the keywords of that name."""
+    if target is not None:
+        request.target = _target(target)
+    if device is not None:
+        request.has_device, request.device = True, device
+    if min_duration is not None:
+        request.min_duration_ns = _nanoseconds(min_duration, "min_duration")
+
+
+def _op_filter(name=None, tag=None, target=None, device=None, min_duration=None, status=None):
+    """The OpFilter of the filter keywords that ops() and stats() share."""
+    f = pb.OpFilter(name_pattern=name or "", tag_pattern=tag or "")
+    _set_where(f, target, device, min_duration)
+    if status is not None:
+        f.status = value_of(_ENUMS["SpanStatus"], status, "status")
+    return f
+
+
+class Client:
+    """A connection to optraced.
+
+    `socket`: the daemon's Unix socket; None = OPTRACE_SOCKET or the
+    default path (optrace.paths.default_socket, the CLI's rule).
+    `server`: "HOST:PORT" of a daemon started with --listen, instead of the
+    socket: plaintext to a loopback host, TLS with `tls_ca` (a PEM file of
+    the CA that signed the daemon's certificate) to any other.
+    `timeout`: seconds each call (each page of ops) may take.
+    Nothing connects until the first call. Methods raise optrace.Error
+    subclasses (InvalidArgumentError, NotFoundError, ...) with the daemon's
+    message, and ValueError / TypeError for arguments they can tell are
+    wrong. A Client may be shared by threads; close() (or `with`) frees it.
+    """
+
+    def __init__(self, socket=None, server=None, tls_ca=None, timeout=15.0):
+        options = [("grpc.max_receive_message_length", 64 << 20)]
+        if server is None:
+            if tls_ca is not None:
+                raise ValueError("tls_ca needs server='HOST:PORT': the Unix socket is not "
+                                 "encrypted")
+            self.address = os.fspath(socket) if socket is not None else default_socket()
+            self._channel = grpc.insecure_channel("unix:" + self.address, options=options)
+        else:
+            host, sep, port = server.rpartition(":")
+            if not sep or not host or not port.isdigit():
+                raise ValueError(f"server {server!r} is not 'HOST:PORT' (e.g. 'localhost:7070')")
+            self.address = server
+            if tls_ca is not None:
+                with open(tls_ca, "rb") as f:
+                    credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
+                self._channel = grpc.secure_channel(server, credentials, options=options)
+            elif _is_loopback(host):
+                self._channel = grpc.insecure_channel(server, options=options)
+            else:
+                raise ValueError(f"server {server!r} is not a loopback address: give tls_ca to "
+                                 "talk to it over TLS (plaintext is only for localhost)")
+        self._stub = pb_grpc.OpTraceStub(self._channel)
+        self._timeout = timeout
+
+    # ---- plumbing ---------------------------------------------------------
+
+    def close(self):
+        """Closes the channel; open tails end."""
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return f"optrace.Client({self.address!r})"
+
+    def _error(self, rpc_error):
+        code = rpc_error.code()
+        message = rpc_error.details() or ""
+        if code == grpc.StatusCode.UNAVAILABLE and "failed to connect" in message:
+            message = (f"no daemon at {self.address}; start one with `optraced` or "
+                       f"`systemctl start optraced` ({message})")
+        return error_for(code.name, message, self.address)
+
+    def _unary(self, method, request):
+        try:
+            return method(request, timeout=self._timeout)
+        except grpc.RpcError as e:
+            raise self._error(e) from None
+
+    # ---- sessions ---------------------------------------------------------
+
+    def sessions(self, all=False, limit=0):
+        """Sessions (one per traced process), newest first: running ones, or
+        every stored one with all=True. Rows of Session."""
+        response = self._unary(self._stub.ListSessions,
+                               pb.ListSessionsRequest(all=all, limit=limit))
+        return to_python(response).sessions
+
+    def session(self, id):
+        """One session and the ops it has open (running) or left open
+        (ended): GetSessionResponse with .session and .open_ops."""
+        return to_python(self._unary(self._stub.GetSession, pb.GetSessionRequest(session_id=id)))
+
+    # ---- spans ------------------------------------------------------------
+
+    def ops(self, session_id, name=None, tag=None, target=None, device=None, min_duration=None,
+            limit=None, *, status=None, page_size=DEFAULT_PAGE_SIZE):
+        """The spans of a session in start order, as an iterator of Span that
+        fetches page after page (`page_size` spans per call) until the
+        session has no more or `limit` spans were returned.
+        Filters: `name`, `tag` (RE2 patterns matched anywhere), `target`
+        ("cpu", "gpu", "other"), `device` (ordinal), `min_duration` (ns or
+        timedelta), `status` ("ok", "incomplete", ...)."""
+        request = pb.QueryOpsRequest(
+            session_id=session_id,
+            filter=_op_filter(name, tag, target, device, min_duration, status))
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0 or None, not {limit}")
+        return self._spans(request, limit, page_size)
+
+    def _spans(self, request, limit, page_size):
+        returned = 0
+        while limit is None or returned < limit:
+            request.limit = page_size if limit is None else min(page_size, limit - returned)
+            cursor = ""
+            try:
+                for chunk in self._stub.QueryOps(request, timeout=self._timeout):
+                    for span in chunk.spans:
+                        if limit is not None and returned >= limit:
+                            break
+                        returned += 1
+                        yield to_python(span)
+                    cursor = chunk.next_cursor
+            except grpc.RpcError as e:
+                raise self._error(e) from None
+            if not cursor:
+                return
+            request.cursor = cursor
+
+    def stats(self, session_id, by="name", top=0, *, name=None, tag=None, target=None,
+              device=None, min_duration=None, status=None):
+        """Duration statistics of a session's spans grouped `by` "name", "tag"
+        or "target" (target:ordinal): GetStatsResponse with .rows (OpStats:
+        name = the group key, count, ok_count, total_ns, mean_ns, min_ns,
+        p50_ns, p95_ns, p99_ns, max_ns, share), .total_ns and .spans.
+        `top` > 0 keeps that many groups. The filters are ops()'s."""
+        request = pb.GetStatsRequest(
+            session_id=session_id, by=value_of(_ENUMS["GroupBy"], by, "by"), top=top,
+            filter=_op_filter(name, tag, target, device, min_duration, status))
+        return to_python(self._unary(self._stub.GetStats, request))
+
+    def diff(self, a, b, by="name"):
+        """Sessions `a` and `b` side by side, grouped by "name" or "tag":
+        CompareSessionsResponse with .rows (Comparison) and the totals."""
+        request = pb.CompareSessionsRequest(session_a=a, session_b=b,
+                                            by=value_of(_ENUMS["GroupBy"], by, "by"))
+        return to_python(self._unary(self._stub.CompareSessions, request))
+
+    def tail(self, level="trace", *, session_id=None, pid=None, label=None, name=None,
+             target=None, device=None, min_duration=None, events=True, spans=False):
+        """A live tail (optrace.tail.Tail, an iterator): LiveEvent items with
+        events=True, completed Span items with spans=True, Lag items when it
+        fell behind. The producers it covers (one session, pid or exact
+        label; all by default) trace at `level` or finer while it is open.
+        `name` is an RE2 pattern matched against the op's name or tag."""
+        if not events and not spans:
+            raise ValueError("tail needs events=True, spans=True or both")
+        request = pb.TailRequest(level=_level(level), session_id=session_id or 0, pid=pid or 0,
+                                 label=label or "", name_pattern=name or "", events=events,
+                                 spans=spans, batch=True)
+        _set_where(request, target, device, min_duration)
+        return Tail(self._stub.Tail(request), self._error)
+
+    # ---- levels -----------------------------------------------------------
+
+    def get_level(self):
+        """The default level, the rules and each live producer's level:
+        GetLevelResponse (default_level, rules, producers)."""
+        return to_python(self._unary(self._stub.GetLevel, pb.GetLevelRequest()))
+
+    def set_level(self, level, *, session_id=None, pid=None, label=None):
+        """Sets `level` globally (the default), for one session or pid, or for
+        an exact label; at most one scope. SetLevelResponse
+        (producers_reached, level)."""
+        request = pb.SetLevelRequest(level=_level(level), session_id=session_id or 0,
+                                     pid=pid or 0, label=label or "")
+        return to_python(self._unary(self._stub.SetLevel, request))
+
+    def clear_level(self, *, session_id=None, pid=None, label=None):
+        """Removes the overrides set_level() made for the scope."""
+        request = pb.SetLevelRequest(clear=True, session_id=session_id or 0, pid=pid or 0,
+                                     label=label or "")
+        return to_python(self._unary(self._stub.SetLevel, request))
+
+    # ---- the daemon -------------------------------------------------------
+
+    def status(self):
+        """The daemon's health and loss counters: GetStatusResponse."""
+        return to_python(self._unary(self._stub.GetStatus, pb.GetStatusRequest()))
+
+    def export(self, session_id, format, path):
+        """Writes a whole session to the file `path` as "chrome" (trace-event
+        JSON for Perfetto UI; "perfetto" and "json" say the same), "csv" or
+        "sqlite". The file appears complete or not at all. Returns the
+        number of spans exported."""
+        request = pb.ExportRequest(session_id=session_id,
+                                   format=value_of(_ENUMS["ExportFormat"], format, "format"))
+        path = os.fspath(path)
+        partial = f"{path}.part{os.getpid()}"
+        spans = 0
+        try:
+            with open(partial, "wb") as out:
+                for chunk in self._stub.Export(request):
+                    spans = max(spans, chunk.span_count, chunk.spans_done)
+                    out.write(chunk.data)
+            os.replace(partial, path)
+        except grpc.RpcError as e:
+            raise self._error(e) from None
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+        return spans

@@ -1,0 +1,68 @@
+"""Ops recorded from Python are stored exactly: counts, names, tags,
+placement, parents, source lines, threads, an op that ends on another
+thread, an op whose block raised; and the level switch from Python."""
+
+import json
+import unittest
+
+import optrace_testing as t
+
+
+class ProducerTest(t.DaemonTestCase):
+
+    def test_Ops_FromPython_StoredExactly(self):
+        report, session = self.run_producer("ops_program.py", 3, 40, 25)
+        expected = {op["id"]: op for op in report["ops"]}
+        self.assertEqual(len(expected), len(report["ops"]), "op ids are unique")
+        self.assertNotIn(0, expected, "every op was traced")
+        spans = self.stored_spans(session.id, len(expected))
+        self.assertEqual(len(spans), len(expected))
+        lines = t.source_lines(t.program("ops_program.py"))
+        for span in spans:
+            op = expected[span.op_id]
+            with self.subTest(op=op):
+                self.assertEqual(span.status, "ok")
+                self.assertEqual(span.name, op["name"])
+                self.assertEqual(span.tag, op["tag"])
+                self.assertEqual(span.parent_op_id, op["parent"])
+                self.assertEqual(span.source_location,
+                                 f"{t.program('ops_program.py')}:{lines[op['site']]}")
+                self.assertEqual((span.device.target, span.device.ordinal, span.device.stream),
+                                 (op["target"], op["device"], op["stream"]))
+                self.assertEqual(span.launch_thread, op["launch_thread"])
+                self.assertEqual(span.complete_thread, op["complete_thread"])
+                self.assertEqual(span.device_duration_ns, op["device_ns"])
+        self.assertEqual(session.instants, report["instants"])
+        self.assertEqual(session.drops.total, 0)
+        self.assertEqual(session.open_ops, 0)
+
+    def test_AsyncOp_EndedOnAnotherThread_OneSpanAcrossThreads(self):
+        report, session = self.run_producer("ops_program.py", 0, 0, 0)
+        spans = self.stored_spans(session.id, len(report["ops"]))
+        copy = [s for s in spans if s.name == "async_copy"]
+        self.assertEqual(len(copy), 1)
+        self.assertNotEqual(copy[0].launch_thread, copy[0].complete_thread)
+        self.assertEqual(copy[0].device_duration_ns, 4242)
+
+    def test_LevelOff_NothingRecordedUntilSetLevelTrace(self):
+        report, session = self.run_producer("level_program.py", 7, 5, OPTRACE_LEVEL="off")
+        self.assertEqual(report["before"], {"level": "off", "enabled": False, "ids": [0] * 7})
+        self.assertEqual(report["after"]["level"], "trace")
+        self.assertTrue(report["after"]["enabled"])
+        spans = self.stored_spans(session.id, 5)
+        self.assertEqual(sorted(s.op_id for s in spans), sorted(report["after"]["ids"]))
+        self.assertEqual({s.name for s in spans}, {"after_set_level"})
+        self.assertEqual(session.instants, report["instants"])
+
+    def test_Malicious_BadArguments_RaiseWithoutRecording(self):
+        report, session = self.run_producer("bad_arguments_program.py")
+        for call, error in report["errors"].items():
+            with self.subTest(call=call):
+                self.assertIn(error.split(":")[0], ("TypeError", "ValueError", "RuntimeError"))
+        self.assertEqual(report["unraised"], [])
+        spans = self.stored_spans(session.id, report["spans"])
+        self.assertEqual(len(spans), report["spans"], json.dumps(report))
+
+
+if __name__ == "__main__":
+    unittest.main()
