@@ -1,0 +1,80 @@
+// Protocol Buffers wire format, appended to a std::string: just what an
+// export that writes its messages by hand needs (varints, fixed64 and
+// length-delimited fields).
+#ifndef OPTRACE_DAEMON_API_PROTO_WIRE_H_
+#define OPTRACE_DAEMON_API_PROTO_WIRE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace optrace::daemon::proto_wire {
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2 };
+
+// The bytes of `value` as a base-128 varint (1 to 10).
+constexpr size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) value >>= 7, ++size;
+  return size;
+}
+
+// The bytes of the key (field number and wire type) of `field`.
+constexpr size_t TagSize(uint32_t field) { return VarintSize(uint64_t{field} << 3); }
+
+inline void AppendVarint(std::string& out, uint64_t value) {
+  char bytes[10];
+  size_t size = 0;
+  while (value >= 0x80) {
+    bytes[size++] = static_cast<char>(value | 0x80);
+    value >>= 7;
+  }
+  bytes[size++] = static_cast<char>(value);
+  out.append(bytes, size);
+}
+
+inline void AppendTag(std::string& out, uint32_t field, WireType type) {
+  AppendVarint(out, (uint64_t{field} << 3) | type);
+}
+
+// A varint field (uint32/64, int32/64 as two's complement, bool, enum).
+inline void AppendVarintField(std::string& out, uint32_t field, uint64_t value) {
+  AppendTag(out, field, kVarint);
+  AppendVarint(out, value);
+}
+
+// The bytes of a varint field.
+constexpr size_t VarintFieldSize(uint32_t field, uint64_t value) {
+  return TagSize(field) + VarintSize(value);
+}
+
+// A fixed64 field, little-endian.
+inline void AppendFixed64Field(std::string& out, uint32_t field, uint64_t value) {
+  AppendTag(out, field, kFixed64);
+  char bytes[8];
+  for (char& byte : bytes) byte = static_cast<char>(value), value >>= 8;
+  out.append(bytes, sizeof bytes);
+}
+
+// The key and length of a length-delimited field of `size` bytes; the
+// caller appends exactly `size` bytes next.
+inline void AppendLengthPrefix(std::string& out, uint32_t field, size_t size) {
+  AppendTag(out, field, kLengthDelimited);
+  AppendVarint(out, size);
+}
+
+// A length-delimited field (string, bytes, or an encoded message).
+inline void AppendBytesField(std::string& out, uint32_t field, std::string_view bytes) {
+  AppendLengthPrefix(out, field, bytes.size());
+  out.append(bytes);
+}
+
+// The bytes of a length-delimited field whose content is `size` bytes.
+constexpr size_t LengthDelimitedSize(uint32_t field, size_t size) {
+  return TagSize(field) + VarintSize(size) + size;
+}
+
+}  // namespace optrace::daemon::proto_wire
+
+#endif  // OPTRACE_DAEMON_API_PROTO_WIRE_H_
