@@ -167,9 +167,9 @@ uint64_t PerfettoTraceWriter::SpanTrack(const Span& span) {
 }
 
 void PerfettoTraceWriter::StartEvent(uint32_t type, uint64_t track) {
-  event_.clear();
-  AppendVarintField(event_, f::kEventType, type);
-  AppendVarintField(event_, f::kEventTrackUuid, track);
+  event_.Clear();
+  event_.PutVarintField(f::kEventType, type);
+  event_.PutVarintField(f::kEventTrackUuid, track);
 }
 
 void PerfettoTraceWriter::AddName(StringId name, SpanStatus status) {
@@ -177,13 +177,13 @@ void PerfettoTraceWriter::AddName(StringId name, SpanStatus status) {
   const uint64_t iid = Iid(name_iids_, next_name_iid_, f::kInternedEventNames, key, [&] {
     return std::string(strings_.Get(name)) + std::string(NameSuffix(status));
   });
-  AppendVarintField(event_, f::kEventNameIid, iid);
+  event_.PutVarintField(f::kEventNameIid, iid);
 }
 
 void PerfettoTraceWriter::AddCategory(uint32_t key, std::string_view name) {
   const uint64_t iid =
       Iid(category_iids_, next_category_iid_, f::kInternedCategories, key, [&] { return name; });
-  AppendVarintField(event_, f::kEventCategoryIids, iid);
+  event_.PutVarintField(f::kEventCategoryIids, iid);
 }
 
 void PerfettoTraceWriter::AddSpanName(const Span& span) {
@@ -192,19 +192,19 @@ void PerfettoTraceWriter::AddSpanName(const Span& span) {
 }
 
 void PerfettoTraceWriter::AddUintAnnotation(AnnotationName name, uint64_t value) {
-  AppendLengthPrefix(event_, f::kEventDebugAnnotations,
-                     VarintFieldSize(f::kAnnotationNameIid, name) +
+  event_.PutLengthPrefix(f::kEventDebugAnnotations,
+                         VarintFieldSize(f::kAnnotationNameIid, name) +
                          VarintFieldSize(f::kAnnotationUintValue, value));
-  AppendVarintField(event_, f::kAnnotationNameIid, name);
-  AppendVarintField(event_, f::kAnnotationUintValue, value);
+  event_.PutVarintField(f::kAnnotationNameIid, name);
+  event_.PutVarintField(f::kAnnotationUintValue, value);
 }
 
 void PerfettoTraceWriter::AddStringAnnotation(AnnotationName name, uint64_t iid) {
-  AppendLengthPrefix(event_, f::kEventDebugAnnotations,
-                     VarintFieldSize(f::kAnnotationNameIid, name) +
+  event_.PutLengthPrefix(f::kEventDebugAnnotations,
+                         VarintFieldSize(f::kAnnotationNameIid, name) +
                          VarintFieldSize(f::kAnnotationStringValueIid, iid));
-  AppendVarintField(event_, f::kAnnotationNameIid, name);
-  AppendVarintField(event_, f::kAnnotationStringValueIid, iid);
+  event_.PutVarintField(f::kAnnotationNameIid, name);
+  event_.PutVarintField(f::kAnnotationStringValueIid, iid);
 }
 
 void PerfettoTraceWriter::AddDictAnnotation(AnnotationName name, StringId id) {
@@ -236,24 +236,22 @@ void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns) {
   const bool on_session_clock = since_start >= 0;
   const uint64_t timestamp = on_session_clock ? static_cast<uint64_t>(since_start)
                                               : static_cast<uint64_t>(std::max<int64_t>(0, unix_ns));
-  size_t size = VarintFieldSize(f::kPacketTimestamp, timestamp) +
-                LengthDelimitedSize(f::kPacketTrackEvent, event_.size()) +
-                VarintFieldSize(f::kPacketSequenceId, kSequenceId) +
-                VarintFieldSize(f::kPacketSequenceFlags, f::kSeqNeedsIncrementalState);
-  if (!on_session_clock) size += VarintFieldSize(f::kPacketTimestampClockId, f::kClockRealtime);
-  if (!interned_.empty()) size += LengthDelimitedSize(f::kPacketInternedData, interned_.size());
+  packet_.Clear();
+  packet_.PutVarintField(f::kPacketTimestamp, timestamp);
+  if (!on_session_clock) packet_.PutVarintField(f::kPacketTimestampClockId, f::kClockRealtime);
+  packet_.PutBytesField(f::kPacketTrackEvent, event_.view());
+  packet_.PutVarintField(f::kPacketSequenceId, kSequenceId);
+  packet_.PutVarintField(f::kPacketSequenceFlags, f::kSeqNeedsIncrementalState);
+  const size_t interned =
+      interned_.empty() ? 0 : LengthDelimitedSize(f::kPacketInternedData, interned_.size());
 
   std::string& out = buffer_.text();
-  AppendLengthPrefix(out, f::kTracePacket, size);
-  AppendVarintField(out, f::kPacketTimestamp, timestamp);
-  if (!on_session_clock) AppendVarintField(out, f::kPacketTimestampClockId, f::kClockRealtime);
-  AppendBytesField(out, f::kPacketTrackEvent, event_);
-  AppendVarintField(out, f::kPacketSequenceId, kSequenceId);
+  AppendLengthPrefix(out, f::kTracePacket, packet_.size() + interned);
+  out.append(packet_.view());
   if (!interned_.empty()) {
     AppendBytesField(out, f::kPacketInternedData, interned_);
     interned_.clear();
   }
-  AppendVarintField(out, f::kPacketSequenceFlags, f::kSeqNeedsIncrementalState);
 }
 
 void PerfettoTraceWriter::WriteSliceEnd(uint64_t track, int64_t unix_ns) {
@@ -280,13 +278,13 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
       const uint64_t flow = next_flow_id_++;
       StartEvent(f::kTypeInstant, thread);
       AddSpanName(span);
-      AppendFixed64Field(event_, f::kEventFlowIds, flow);
+      event_.PutFixed64Field(f::kEventFlowIds, flow);
       WriteEventPacket(span.start_ns);
       const bool device_timed = span.device_ns != 0 && span.device_ns <= span.duration_ns;
       StartEvent(f::kTypeSliceBegin, device);
       AddSpanName(span);
       AddSpanAnnotations(span);
-      AppendFixed64Field(event_, f::kEventTerminatingFlowIds, flow);
+      event_.PutFixed64Field(f::kEventTerminatingFlowIds, flow);
       WriteEventPacket(device_timed ? end - static_cast<int64_t>(span.device_ns) : span.start_ns);
       WriteSliceEnd(device, end);
       break;
@@ -314,7 +312,7 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
 Status PerfettoTraceWriter::AddInstant(const Instant& instant) {
   if (static_cast<abi::EventKind>(instant.kind) == abi::EventKind::kCounter) {
     StartEvent(f::kTypeCounter, CounterTrack(instant.name));
-    AppendVarintField(event_, f::kEventCounterValue, static_cast<uint64_t>(instant.value));
+    event_.PutVarintField(f::kEventCounterValue, static_cast<uint64_t>(instant.value));
     WriteEventPacket(instant.ts_ns);
     return Status::Ok();
   }

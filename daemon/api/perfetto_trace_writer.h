@@ -10,6 +10,7 @@
 #include "api/export_buffer.h"
 #include "api/export_writer.h"
 #include "api/flat_id_map.h"
+#include "api/proto_wire.h"
 #include "api/string_cache.h"
 
 namespace optrace::daemon {
@@ -134,8 +135,22 @@ class PerfettoTraceWriter final : public ExportWriter {
   uint64_t next_category_iid_ = 1;
   uint64_t next_string_iid_ = 1;
 
+  // The largest TrackEvent written: type, track, name and category (4
+  // varint fields), 6 annotations (each a prefix and 2 varint fields), a
+  // flow id and a counter value, with room to spare.
+  static constexpr size_t kMaxEventBytes = 320;
+  // The largest TracePacket without its interned data: the event's field
+  // and 4 varint fields.
+  static constexpr size_t kMaxPacketBytes =
+      kMaxEventBytes + 3 + 4 * proto_wire::BoundedMessage<1>::kMaxFieldBytes;
+  static_assert(4 * proto_wire::BoundedMessage<1>::kMaxFieldBytes +
+                    6 * (2 + 2 * proto_wire::BoundedMessage<1>::kMaxFieldBytes) +
+                    2 * proto_wire::BoundedMessage<1>::kMaxFieldBytes <=
+                kMaxEventBytes);
+
   // Scratch, reused from packet to packet.
-  std::string event_;       // the TrackEvent being built
+  proto_wire::BoundedMessage<kMaxEventBytes> event_;    // the TrackEvent being built
+  proto_wire::BoundedMessage<kMaxPacketBytes> packet_;  // its packet
   std::string interned_;    // InternedData entries for the next packet
   std::string descriptor_;  // a TrackDescriptor
   std::string nested_;      // a descriptor's nested message

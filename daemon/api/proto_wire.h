@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -74,6 +75,59 @@ inline void AppendBytesField(std::string& out, uint32_t field, std::string_view 
 constexpr size_t LengthDelimitedSize(uint32_t field, size_t size) {
   return TagSize(field) + VarintSize(size) + size;
 }
+
+// Writes `value` as a varint at `at`, which has room for 10 bytes;
+// returns the end of what was written.
+inline char* PutVarint(char* at, uint64_t value) {
+  while (value >= 0x80) {
+    *at++ = static_cast<char>(value | 0x80);
+    value >>= 7;
+  }
+  *at++ = static_cast<char>(value);
+  return at;
+}
+
+// A message being built in a fixed buffer of N bytes, for the hot path of
+// a writer whose messages have a known largest size: no allocation, one
+// append when done. REQUIRES: the caller never writes more than N bytes
+// (it sizes N from the fields it writes; each Put* here writes at most
+// kMaxFieldBytes plus the bytes given).
+template <size_t N>
+class BoundedMessage {
+ public:
+  // The most one varint or fixed64 field takes: a 5-byte key and a
+  // 10-byte value.
+  static constexpr size_t kMaxFieldBytes = 15;
+
+  void Clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data_, size_}; }
+
+  void PutVarintField(uint32_t field, uint64_t value) {
+    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kVarint);
+    size_ = static_cast<size_t>(PutVarint(at, value) - data_);
+  }
+  void PutFixed64Field(uint32_t field, uint64_t value) {
+    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kFixed64);
+    for (int i = 0; i < 8; ++i) *at++ = static_cast<char>(value), value >>= 8;
+    size_ = static_cast<size_t>(at - data_);
+  }
+  // The key and length of a length-delimited field whose `size` bytes the
+  // caller puts next.
+  void PutLengthPrefix(uint32_t field, size_t size) {
+    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kLengthDelimited);
+    size_ = static_cast<size_t>(PutVarint(at, size) - data_);
+  }
+  void PutBytesField(uint32_t field, std::string_view bytes) {
+    PutLengthPrefix(field, bytes.size());
+    std::memcpy(data_ + size_, bytes.data(), bytes.size());
+    size_ += bytes.size();
+  }
+
+ private:
+  char data_[N];
+  size_t size_ = 0;
+};
 
 }  // namespace optrace::daemon::proto_wire
 

@@ -10,8 +10,9 @@
 //   BM_QueryOps/rare_name    the first 1000 spans of a name 1 span in 1000
 //                            has (the scan crosses most of the session)
 //   BM_CompareSessions       by tag, from the op aggregates
-//   Export/chrome_json, Export/csv   the whole session to a sink that only
-//                            counts the bytes (one iteration each: seconds)
+//   Export/chrome_json, Export/perfetto, Export/csv   the whole session to
+//                            a sink that only counts the bytes (one
+//                            iteration each: seconds)
 // The session: 10,000,000 spans (kSessionSpans) written through SpanStore
 // in batches of 65536 (one page each), 50 op names, 200 tags, CPU and GPU
 // spans on 2 devices, about 1 us apart, durations 1-100 us. A second
@@ -272,6 +273,10 @@ void Export(benchmark::State& state, v1::ExportFormat format) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSessionSpans));
 }
 BENCHMARK_CAPTURE(Export, chrome_json, v1::EXPORT_FORMAT_CHROME_JSON)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(Export, perfetto, v1::EXPORT_FORMAT_PERFETTO)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);
