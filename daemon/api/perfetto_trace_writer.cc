@@ -191,31 +191,30 @@ void PerfettoTraceWriter::AddSpanName(const Span& span) {
   AddCategory(span.target, TargetKindName(static_cast<abi::TargetKind>(span.target)));
 }
 
-void PerfettoTraceWriter::AddUintAnnotation(AnnotationName name, uint64_t value) {
+void PerfettoTraceWriter::AddAnnotation(AnnotationName name, uint32_t value_field,
+                                        uint64_t value) {
   event_.PutLengthPrefix(f::kEventDebugAnnotations,
                          VarintFieldSize(f::kAnnotationNameIid, name) +
-                         VarintFieldSize(f::kAnnotationUintValue, value));
+                             VarintFieldSize(value_field, value));
   event_.PutVarintField(f::kAnnotationNameIid, name);
-  event_.PutVarintField(f::kAnnotationUintValue, value);
+  event_.PutVarintField(value_field, value);
 }
 
-void PerfettoTraceWriter::AddStringAnnotation(AnnotationName name, uint64_t iid) {
-  event_.PutLengthPrefix(f::kEventDebugAnnotations,
-                         VarintFieldSize(f::kAnnotationNameIid, name) +
-                         VarintFieldSize(f::kAnnotationStringValueIid, iid));
-  event_.PutVarintField(f::kAnnotationNameIid, name);
-  event_.PutVarintField(f::kAnnotationStringValueIid, iid);
+void PerfettoTraceWriter::AddUintAnnotation(AnnotationName name, uint64_t value) {
+  AddAnnotation(name, f::kAnnotationUintValue, value);
 }
 
 void PerfettoTraceWriter::AddDictAnnotation(AnnotationName name, StringId id) {
-  AddStringAnnotation(name, Iid(string_iids_, next_string_iid_, f::kInternedAnnotationStrings, id,
-                                [&]() -> const std::string& { return strings_.Get(id); }));
+  AddAnnotation(name, f::kAnnotationStringValueIid,
+                Iid(string_iids_, next_string_iid_, f::kInternedAnnotationStrings, id,
+                    [&]() -> const std::string& { return strings_.Get(id); }));
 }
 
 void PerfettoTraceWriter::AddWordAnnotation(AnnotationName name, uint64_t key,
                                             std::string_view word) {
-  AddStringAnnotation(name, Iid(string_iids_, next_string_iid_, f::kInternedAnnotationStrings,
-                                kWordKeyBase + key, [&] { return word; }));
+  AddAnnotation(name, f::kAnnotationStringValueIid,
+                Iid(string_iids_, next_string_iid_, f::kInternedAnnotationStrings,
+                    kWordKeyBase + key, [&] { return word; }));
 }
 
 void PerfettoTraceWriter::AddSpanAnnotations(const Span& span) {

@@ -91,10 +91,11 @@ class PerfettoTraceWriter final : public ExportWriter {
   void AddCategory(uint32_t key, std::string_view name);
   // The name of `span` and its target as category.
   void AddSpanName(const Span& span);
+  // A debug annotation `name` whose value is varint field `value_field`.
+  void AddAnnotation(AnnotationName name, uint32_t value_field, uint64_t value);
   void AddUintAnnotation(AnnotationName name, uint64_t value);
-  // A string annotation whose value is interned string `iid`.
-  void AddStringAnnotation(AnnotationName name, uint64_t iid);
-  // Its value: dictionary string `id`, or fixed word `word` (key `key`).
+  // A string annotation whose value is interned: dictionary string `id`,
+  // or fixed word `word` (key `key`).
   void AddDictAnnotation(AnnotationName name, StringId id);
   void AddWordAnnotation(AnnotationName name, uint64_t key, std::string_view word);
   void AddSpanAnnotations(const Span& span);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,19 @@ TEST_F(PerfettoExportTest, EachTextWrittenOnce) {
     }
     EXPECT_EQ(count, 1u) << text;
   }
+}
+
+TEST(PerfettoExportExtremesTest, Malicious_ExtremeFieldValues_EverySpanStillReadBack) {
+  ApiTestStore store;
+  std::mt19937_64 rng(19);
+  const std::vector<Span> spans = testing::RandomSpans(rng, 2000);
+  store.AddSession(MakeSession(kSession, SessionState::kExited, kStart, kEnd), spans);
+  const PerfettoTrace trace =
+      ReadPerfettoTrace(Export(store.reader(), kSession, v1::EXPORT_FORMAT_PERFETTO));
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  size_t with_op_id = 0;
+  for (const PerfettoSlice& s : trace.slices) with_op_id += s.args.count("op_id");
+  EXPECT_EQ(with_op_id, spans.size());
 }
 
 }  // namespace
