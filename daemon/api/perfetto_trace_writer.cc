@@ -280,11 +280,15 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
       event_.PutFixed64Field(f::kEventFlowIds, flow);
       WriteEventPacket(span.start_ns);
       const bool device_timed = span.device_ns != 0 && span.device_ns <= span.duration_ns;
+      // end - device_ns, in 128 bits: both may be near the ends of their
+      // ranges; never before the start.
+      const auto device_start = static_cast<int64_t>(std::max<__int128>(
+          span.start_ns, static_cast<__int128>(end) - static_cast<__int128>(span.device_ns)));
       StartEvent(f::kTypeSliceBegin, device);
       AddSpanName(span);
       AddSpanAnnotations(span);
       event_.PutFixed64Field(f::kEventTerminatingFlowIds, flow);
-      WriteEventPacket(device_timed ? end - static_cast<int64_t>(span.device_ns) : span.start_ns);
+      WriteEventPacket(device_timed ? device_start : span.start_ns);
       WriteSliceEnd(device, end);
       break;
     }
