@@ -17,11 +17,13 @@
 // in batches of 65536 (one page each), 50 op names, 200 tags, CPU and GPU
 // spans on 2 devices, about 1 us apart, durations 1-100 us. A second
 // session of 1,000,000 such spans is the other side of the comparison.
-// Building them takes a few seconds before the first benchmark.
+// Building them takes a few seconds before the first benchmark. With
+// OPTRACE_BENCH_DB=PATH the database is written at PATH and kept.
 // docs/BENCHMARKS.md has the command and the figures.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -72,7 +74,10 @@ class QueryBenchData {
 
  private:
   QueryBenchData() {
-    const std::string path = folder_.path() + "/trace.db";
+    // OPTRACE_BENCH_DB keeps the database at that path (it must not exist),
+    // for tests/bench/stats_vs_clickhouse.sh.
+    const char* keep = std::getenv("OPTRACE_BENCH_DB");
+    const std::string path = keep != nullptr ? keep : folder_.path() + "/trace.db";
     Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path});
     if (!store.ok()) {
       error_ = store.status().message();
