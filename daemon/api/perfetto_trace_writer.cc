@@ -54,8 +54,8 @@ std::string_view NameSuffix(SpanStatus status) {
 }  // namespace
 
 void PerfettoTraceWriter::Intern(uint32_t field, uint64_t iid, std::string_view text) {
-  const size_t size = VarintFieldSize(f::kInternedIid, iid) +
-                      LengthDelimitedSize(f::kInternedText, text.size());
+  const size_t size =
+      VarintFieldSize(f::kInternedIid, iid) + LengthDelimitedSize(f::kInternedText, text.size());
   AppendLengthPrefix(interned_, field, size);
   AppendVarintField(interned_, f::kInternedIid, iid);
   AppendBytesField(interned_, f::kInternedText, text);
@@ -70,7 +70,8 @@ Status PerfettoTraceWriter::Begin(const SessionRecord& session) {
   std::string clocks;
   std::string clock;
   AppendVarintField(clock, f::kClockId, f::kClockRealtime);
-  AppendVarintField(clock, f::kClockTimestamp, static_cast<uint64_t>(std::max<int64_t>(0, start_ns_)));
+  AppendVarintField(clock, f::kClockTimestamp,
+                    static_cast<uint64_t>(std::max<int64_t>(0, start_ns_)));
   AppendBytesField(clocks, f::kSnapshotClocks, clock);
   clock.clear();
   AppendVarintField(clock, f::kClockId, kSessionClockId);
@@ -85,8 +86,13 @@ Status PerfettoTraceWriter::Begin(const SessionRecord& session) {
 
   // Defaults (the session clock) and the debug annotation names.
   static constexpr std::pair<AnnotationName, std::string_view> kAnnotationNames[] = {
-      {kOpId, "op_id"},   {kParentOpId, "parent_op_id"}, {kTag, "tag"},     {kSrc, "src"},
-      {kDeviceDurationNs, "device_duration_ns"},         {kStatus, "status"}, {kLevel, "level"},
+      {kOpId, "op_id"},
+      {kParentOpId, "parent_op_id"},
+      {kTag, "tag"},
+      {kSrc, "src"},
+      {kDeviceDurationNs, "device_duration_ns"},
+      {kStatus, "status"},
+      {kLevel, "level"},
   };
   for (const auto& [iid, name] : kAnnotationNames) Intern(f::kInternedAnnotationNames, iid, name);
   std::string defaults;
@@ -191,11 +197,9 @@ void PerfettoTraceWriter::AddSpanName(const Span& span) {
   AddCategory(span.target, TargetKindName(static_cast<abi::TargetKind>(span.target)));
 }
 
-void PerfettoTraceWriter::AddAnnotation(AnnotationName name, uint32_t value_field,
-                                        uint64_t value) {
-  event_.PutLengthPrefix(f::kEventDebugAnnotations,
-                         VarintFieldSize(f::kAnnotationNameIid, name) +
-                             VarintFieldSize(value_field, value));
+void PerfettoTraceWriter::AddAnnotation(AnnotationName name, uint32_t value_field, uint64_t value) {
+  event_.PutLengthPrefix(f::kEventDebugAnnotations, VarintFieldSize(f::kAnnotationNameIid, name) +
+                                                        VarintFieldSize(value_field, value));
   event_.PutVarintField(f::kAnnotationNameIid, name);
   event_.PutVarintField(value_field, value);
 }
@@ -233,8 +237,9 @@ void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns) {
   // On the session clock unless the time is before the session's start.
   const __int128 since_start = static_cast<__int128>(unix_ns) - start_ns_;
   const bool on_session_clock = since_start >= 0;
-  const uint64_t timestamp = on_session_clock ? static_cast<uint64_t>(since_start)
-                                              : static_cast<uint64_t>(std::max<int64_t>(0, unix_ns));
+  const uint64_t timestamp = on_session_clock
+                                 ? static_cast<uint64_t>(since_start)
+                                 : static_cast<uint64_t>(std::max<int64_t>(0, unix_ns));
   packet_.Clear();
   packet_.PutVarintField(f::kPacketTimestamp, timestamp);
   if (!on_session_clock) packet_.PutVarintField(f::kPacketTimestampClockId, f::kClockRealtime);

@@ -152,9 +152,9 @@ class PerfettoTraceWriter final : public ExportWriter {
   // Scratch, reused from packet to packet.
   proto_wire::BoundedMessage<kMaxEventBytes> event_;    // the TrackEvent being built
   proto_wire::BoundedMessage<kMaxPacketBytes> packet_;  // its packet
-  std::string interned_;    // InternedData entries for the next packet
-  std::string descriptor_;  // a TrackDescriptor
-  std::string nested_;      // a descriptor's nested message
+  std::string interned_;                                // InternedData entries for the next packet
+  std::string descriptor_;                              // a TrackDescriptor
+  std::string nested_;                                  // a descriptor's nested message
 };
 
 }  // namespace optrace::daemon

@@ -91,8 +91,9 @@ Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportF
       return std::unique_ptr<ExportWriter>(std::move(writer).value());
     }
     default:
-      return Status::InvalidArgument("format " + std::to_string(format) +
-                                     " is not a known ExportFormat (CHROME_JSON, CSV, SQLITE or PERFETTO)");
+      return Status::InvalidArgument(
+          "format " + std::to_string(format) +
+          " is not a known ExportFormat (CHROME_JSON, CSV, SQLITE or PERFETTO)");
   }
 }
 
@@ -101,7 +102,8 @@ Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportF
 Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
                      const std::function<void(uint64_t)>& span_count, const ExportSink& sink) {
   if (request.format() == v1::EXPORT_FORMAT_UNSPECIFIED) {
-    return Status::InvalidArgument("format is not set: ask for CHROME_JSON, CSV, SQLITE or PERFETTO");
+    return Status::InvalidArgument(
+        "format is not set: ask for CHROME_JSON, CSV, SQLITE or PERFETTO");
   }
   const SessionId id = request.session_id();
   Result<SqliteTransaction> snapshot = reader.Snapshot();

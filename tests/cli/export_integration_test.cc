@@ -56,11 +56,10 @@ TEST_F(ExportTest, Perfetto_ParsedBackEveryOpASliceOnItsTrackWithItsName) {
   const std::string path = folder_.path() + "/trace.pftrace";
   const CliRun run = Cli({"export", id_, "--format", "perfetto", "-o", path});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const std::regex final_line("wrote session " + id_ + R"( as Perfetto trace \()" +
-                              std::to_string(run_.done.at("launches")) +
-                              R"( spans, [0-9.]+ KiB\) to )" + path +
-                              R"(; open it in https://ui\.perfetto\.dev or with trace_processor )" +
-                              path + "\n");
+  const std::regex final_line(
+      "wrote session " + id_ + R"( as Perfetto trace \()" +
+      std::to_string(run_.done.at("launches")) + R"( spans, [0-9.]+ KiB\) to )" + path +
+      R"(; open it in https://ui\.perfetto\.dev or with trace_processor )" + path + "\n");
   EXPECT_TRUE(std::regex_match(run.out, final_line)) << run.out;
   const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(ReadFile(path));
   for (const std::string& error : trace.errors) ADD_FAILURE() << error;

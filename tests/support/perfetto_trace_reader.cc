@@ -23,8 +23,8 @@ struct SequenceState {
 };
 
 template <typename Entries>
-void AddEntries(const Entries& entries, std::map<uint64_t, std::string>* index,
-                const char* what, std::vector<std::string>* errors) {
+void AddEntries(const Entries& entries, std::map<uint64_t, std::string>* index, const char* what,
+                std::vector<std::string>* errors) {
   for (const auto& entry : entries) {
     std::string text;
     if constexpr (requires { entry.str(); }) {
@@ -72,7 +72,8 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
       seq = SequenceState{};
       seq.cleared = true;
     }
-    const bool needs = (packet.sequence_flags() & pm::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE) != 0;
+    const bool needs =
+        (packet.sequence_flags() & pm::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE) != 0;
     if (needs && !seq.cleared) errors->push_back(where + "needs incremental state never cleared");
     if (packet.has_trace_packet_defaults()) {
       seq.default_clock = packet.trace_packet_defaults().timestamp_clock_id();
@@ -157,8 +158,9 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
         slice.track = event.track_uuid();
         slice.start_ns = slice.end_ns = ts;
         slice.instant = event.type() == pm::TrackEvent::TYPE_INSTANT;
-        slice.name = event.has_name_iid() ? Lookup(seq.names, event.name_iid(), "event name", errors)
-                                          : event.name();
+        slice.name = event.has_name_iid()
+                         ? Lookup(seq.names, event.name_iid(), "event name", errors)
+                         : event.name();
         for (uint64_t iid : event.category_iids()) {
           slice.category += Lookup(seq.categories, iid, "category", errors);
         }
@@ -201,7 +203,8 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
     }
   }
   for (const auto& [track, stack] : open) {
-    if (!stack.empty()) out.errors.push_back("track " + std::to_string(track) + ": slice left open");
+    if (!stack.empty())
+      out.errors.push_back("track " + std::to_string(track) + ": slice left open");
   }
   return out;
 }

@@ -16,7 +16,7 @@ namespace optrace::testing {
 struct PerfettoTrack {
   uint64_t uuid = 0;
   uint64_t parent_uuid = 0;
-  std::string name;          // TrackDescriptor.name, else the thread's or process's name
+  std::string name;  // TrackDescriptor.name, else the thread's or process's name
   bool process = false;
   bool thread = false;
   bool counter = false;

@@ -204,13 +204,13 @@ TEST_F(PerfettoExportTest, EverySpanOnItsTrackWithNamesTimesAndAnnotations) {
           break;
         }
         // The device's own time, and a flow from the launch on the host.
-        EXPECT_EQ(e.start_ns, span.device_ns != 0 ? end - static_cast<int64_t>(span.device_ns)
-                                                  : span.start_ns);
+        EXPECT_EQ(e.start_ns,
+                  span.device_ns != 0 ? end - static_cast<int64_t>(span.device_ns) : span.start_ns);
         EXPECT_EQ(e.args.count("device_duration_ns"), span.device_ns != 0 ? 1u : 0u);
         ASSERT_EQ(e.terminating_flow_ids.size(), 1u);
         {
-          const auto launch = std::find_if(
-              trace.slices.begin(), trace.slices.end(), [&](const PerfettoSlice& s) {
+          const auto launch =
+              std::find_if(trace.slices.begin(), trace.slices.end(), [&](const PerfettoSlice& s) {
                 return s.flow_ids.size() == 1 && s.flow_ids[0] == e.terminating_flow_ids[0];
               });
           ASSERT_NE(launch, trace.slices.end());
