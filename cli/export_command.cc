@@ -34,6 +34,8 @@ std::string DescribeExport(uint64_t session_id, v1::ExportFormat format, uint64_
                                  ExportFormatDescription(format), spans, FormatBytes(bytes), path);
   if (format == v1::EXPORT_FORMAT_CHROME_JSON) {
     line += "; open it in https://ui.perfetto.dev or chrome://tracing";
+  } else if (format == v1::EXPORT_FORMAT_PERFETTO) {
+    line += fmt::format("; open it in https://ui.perfetto.dev or with trace_processor {}", path);
   } else if (format == v1::EXPORT_FORMAT_SQLITE) {
     line += fmt::format("; open it with sqlite3 {}", path);
   }

@@ -1,4 +1,4 @@
-// `optrace export SESSION --format chrome|csv|sqlite -o FILE`: streams a
+// `optrace export SESSION --format chrome|perfetto|csv|sqlite -o FILE`: streams a
 // session's export into FILE (through FILE.partial, renamed at the end, so
 // FILE is never half-written), with a progress bar on a terminal (stderr),
 // and says what was written and where to open it.

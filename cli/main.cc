@@ -325,6 +325,7 @@ void AddExport(CLI::App& app, Commands& c, Actions* actions) {
   CLI::App* exp = app.add_subcommand("export", "write a session to a file");
   exp->footer(
       "Examples:\n  optrace export 12 --format chrome -o run.json\n"
+      "  optrace export 12 --format perfetto -o run.pftrace\n"
       "  optrace export 12 --format csv -o run.csv\n"
       "  optrace export 12 --format sqlite -o run.db");
   exp->add_option("SESSION", c.export_.session_id, "the session id")->required();

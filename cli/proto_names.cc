@@ -61,8 +61,9 @@ constexpr std::array<std::pair<std::string_view, v1::GroupBy>, 2> kCompareByWord
     {"name", v1::GROUP_BY_NAME},
     {"tag", v1::GROUP_BY_TAG},
 }};
-constexpr std::array<std::pair<std::string_view, v1::ExportFormat>, 3> kExportFormatWords = {{
+constexpr std::array<std::pair<std::string_view, v1::ExportFormat>, 4> kExportFormatWords = {{
     {"chrome", v1::EXPORT_FORMAT_CHROME_JSON},
+    {"perfetto", v1::EXPORT_FORMAT_PERFETTO},
     {"csv", v1::EXPORT_FORMAT_CSV},
     {"sqlite", v1::EXPORT_FORMAT_SQLITE},
 }};
@@ -154,6 +155,8 @@ std::string_view ExportFormatDescription(v1::ExportFormat format) {
   switch (format) {
     case v1::EXPORT_FORMAT_CHROME_JSON:
       return "Chrome trace JSON";
+    case v1::EXPORT_FORMAT_PERFETTO:
+      return "Perfetto trace";
     case v1::EXPORT_FORMAT_CSV:
       return "CSV";
     case v1::EXPORT_FORMAT_SQLITE:

@@ -6,6 +6,7 @@
 
 #include "api/export_columns.h"
 #include "api/export_text.h"
+#include "api/export_tracks.h"
 #include "common/op_line.h"
 
 namespace optrace::daemon {
@@ -25,16 +26,6 @@ void AppendMicros(std::string& out, __int128 ns) {
   out += static_cast<char>('0' + fraction / 100);
   out += static_cast<char>('0' + fraction / 10 % 10);
   out += static_cast<char>('0' + fraction % 10);
-}
-
-// The packed key of a device stream track.
-uint64_t DeviceKey(const Span& span) {
-  return (uint64_t{span.target} << 48) | (uint64_t{span.device} << 32) | span.stream;
-}
-
-bool OnDeviceTrack(const Span& span) {
-  const auto target = static_cast<abi::TargetKind>(span.target);
-  return target == abi::TargetKind::kGpu || target == abi::TargetKind::kOther;
 }
 
 }  // namespace
@@ -93,18 +84,17 @@ uint32_t ChromeTraceWriter::ThreadTrack(uint32_t tid) {
 }
 
 uint32_t ChromeTraceWriter::DeviceTrack(const Span& span) {
-  const uint64_t key = DeviceKey(span);
+  const uint64_t key = DeviceTrackKey(span);
   if (const uint32_t* tid = devices_.Find(key)) return *tid;
   const uint32_t tid = kDeviceTrackTidBase + static_cast<uint32_t>(devices_.size());
   devices_.Insert(key, tid);
-  NameTrack(tid, std::string(TargetKindName(static_cast<abi::TargetKind>(span.target))) + ":" +
-                     std::to_string(span.device) + " stream " + std::to_string(span.stream));
+  NameTrack(tid, DeviceTrackName(span));
   return tid;
 }
 
 uint32_t ChromeTraceWriter::SpanTrack(const Span& span) {
   if (OnDeviceTrack(span)) return DeviceTrack(span);
-  return ThreadTrack(span.launch_tid != 0 ? span.launch_tid : span.complete_tid);
+  return ThreadTrack(HostThread(span));
 }
 
 Status ChromeTraceWriter::AddSpan(const Span& span) {

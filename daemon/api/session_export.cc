@@ -10,6 +10,7 @@
 #include "api/csv_writer.h"
 #include "api/export_buffer.h"
 #include "api/export_writer.h"
+#include "api/perfetto_trace_writer.h"
 #include "api/sqlite_export_writer.h"
 #include "api/string_cache.h"
 
@@ -54,6 +55,15 @@ Result<int64_t> LastSpanEnd(SpanReader& reader, SessionId session) {
   return last;
 }
 
+// Where the timeline formats draw the end of incomplete spans: the
+// session's end, or for a session without one its last span's end (one
+// pass, only when it has spans that are not OK).
+Result<int64_t> IncompleteEnd(SpanReader& reader, const SessionRecord& record,
+                              const SpanCounts& counts) {
+  if (record.end_ns != 0 || counts.not_ok == 0) return record.end_ns;
+  return LastSpanEnd(reader, record.id);
+}
+
 // The writer of `format`, for session `record`.
 Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportFormat format,
                                                  const SessionRecord& record,
@@ -61,14 +71,16 @@ Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportF
                                                  ExportBuffer& buffer) {
   switch (format) {
     case v1::EXPORT_FORMAT_CHROME_JSON: {
-      int64_t incomplete_end = record.end_ns;
-      if (incomplete_end == 0 && counts.not_ok != 0) {
-        Result<int64_t> last = LastSpanEnd(reader, record.id);
-        if (!last.ok()) return last.status();
-        incomplete_end = last.value();
-      }
+      Result<int64_t> incomplete_end = IncompleteEnd(reader, record, counts);
+      if (!incomplete_end.ok()) return incomplete_end.status();
       return std::unique_ptr<ExportWriter>(
-          std::make_unique<ChromeTraceWriter>(strings, buffer, incomplete_end));
+          std::make_unique<ChromeTraceWriter>(strings, buffer, incomplete_end.value()));
+    }
+    case v1::EXPORT_FORMAT_PERFETTO: {
+      Result<int64_t> incomplete_end = IncompleteEnd(reader, record, counts);
+      if (!incomplete_end.ok()) return incomplete_end.status();
+      return std::unique_ptr<ExportWriter>(
+          std::make_unique<PerfettoTraceWriter>(strings, buffer, incomplete_end.value()));
     }
     case v1::EXPORT_FORMAT_CSV:
       return std::unique_ptr<ExportWriter>(std::make_unique<CsvWriter>(strings, buffer));
@@ -79,8 +91,9 @@ Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportF
       return std::unique_ptr<ExportWriter>(std::move(writer).value());
     }
     default:
-      return Status::InvalidArgument("format " + std::to_string(format) +
-                                     " is not a known ExportFormat (CHROME_JSON, CSV or SQLITE)");
+      return Status::InvalidArgument(
+          "format " + std::to_string(format) +
+          " is not a known ExportFormat (CHROME_JSON, CSV, SQLITE or PERFETTO)");
   }
 }
 
@@ -89,7 +102,8 @@ Result<std::unique_ptr<ExportWriter>> MakeWriter(SpanReader& reader, v1::ExportF
 Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
                      const std::function<void(uint64_t)>& span_count, const ExportSink& sink) {
   if (request.format() == v1::EXPORT_FORMAT_UNSPECIFIED) {
-    return Status::InvalidArgument("format is not set: ask for CHROME_JSON, CSV or SQLITE");
+    return Status::InvalidArgument(
+        "format is not set: ask for CHROME_JSON, CSV, SQLITE or PERFETTO");
   }
   const SessionId id = request.session_id();
   Result<SqliteTransaction> snapshot = reader.Snapshot();

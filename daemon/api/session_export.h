@@ -1,5 +1,5 @@
-// Export: one stored session as Chrome trace-event JSON, CSV of spans, or
-// an SQLite database of plain rows, produced in chunks.
+// Export: one stored session as Chrome trace-event JSON, a Perfetto trace,
+// CSV of spans, or an SQLite database of plain rows, produced in chunks.
 #ifndef OPTRACE_DAEMON_API_SESSION_EXPORT_H_
 #define OPTRACE_DAEMON_API_SESSION_EXPORT_H_
 
@@ -18,9 +18,9 @@ namespace optrace::daemon {
 using ExportSink = std::function<bool(std::string_view bytes, uint64_t spans_done)>;
 
 // Writes session `request.session_id()` in `request.format()` to `sink`
-// (formats: ChromeTraceWriter, CsvWriter, SqliteExportWriter), from one
-// snapshot of the database: spans in stored order, then (JSON, SQLite)
-// instants. `span_count` is called once, before the first chunk, with the
+// (formats: ChromeTraceWriter, PerfettoTraceWriter, CsvWriter,
+// SqliteExportWriter), from one snapshot of the database: spans in stored
+// order, then (JSON, Perfetto, SQLite) instants. `span_count` is called once, before the first chunk, with the
 // number of spans that will be exported (for progress bars), from the
 // session's op_aggregates. Memory: one chunk plus the session's distinct
 // strings; the SQLite format writes a temporary file first.

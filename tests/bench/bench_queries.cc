@@ -10,17 +10,20 @@
 //   BM_QueryOps/rare_name    the first 1000 spans of a name 1 span in 1000
 //                            has (the scan crosses most of the session)
 //   BM_CompareSessions       by tag, from the op aggregates
-//   Export/chrome_json, Export/csv   the whole session to a sink that only
-//                            counts the bytes (one iteration each: seconds)
+//   Export/chrome_json, Export/perfetto, Export/csv   the whole session to
+//                            a sink that only counts the bytes (one
+//                            iteration each: seconds)
 // The session: 10,000,000 spans (kSessionSpans) written through SpanStore
 // in batches of 65536 (one page each), 50 op names, 200 tags, CPU and GPU
 // spans on 2 devices, about 1 us apart, durations 1-100 us. A second
 // session of 1,000,000 such spans is the other side of the comparison.
-// Building them takes a few seconds before the first benchmark.
+// Building them takes a few seconds before the first benchmark. With
+// OPTRACE_BENCH_DB=PATH the database is written at PATH and kept.
 // docs/BENCHMARKS.md has the command and the figures.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -71,7 +74,10 @@ class QueryBenchData {
 
  private:
   QueryBenchData() {
-    const std::string path = folder_.path() + "/trace.db";
+    // OPTRACE_BENCH_DB keeps the database at that path (it must not exist),
+    // for tests/bench/stats_vs_clickhouse.sh.
+    const char* keep = std::getenv("OPTRACE_BENCH_DB");
+    const std::string path = keep != nullptr ? keep : folder_.path() + "/trace.db";
     Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path});
     if (!store.ok()) {
       error_ = store.status().message();
@@ -272,6 +278,10 @@ void Export(benchmark::State& state, v1::ExportFormat format) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSessionSpans));
 }
 BENCHMARK_CAPTURE(Export, chrome_json, v1::EXPORT_FORMAT_CHROME_JSON)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(Export, perfetto, v1::EXPORT_FORMAT_PERFETTO)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

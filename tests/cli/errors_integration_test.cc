@@ -56,7 +56,7 @@ TEST(BadArgumentsTest, Misuse_Cli11MessageExit2) {
       {{"tail", "--min-duration", "5"}, "5 is not a duration like 500us, 1ms or 2.5s"},
       {{"tail", "--pid", "1", "--label", "x"}, "excludes"},
       {{"export", "1", "-o", "x.json"}, "--format is required"},
-      {{"export", "1", "--format", "pdf", "-o", "x"}, "pdf is not one of: chrome, csv, sqlite"},
+      {{"export", "1", "--format", "pdf", "-o", "x"}, "pdf is not one of: chrome, perfetto, csv, sqlite"},
       {{"run"}, "COMMAND is required"},
       {{"--server", "localhost", "status"}, "is not HOST:PORT"},
       {{"--server", "192.0.2.1:7070", "status"}, "--tls-ca"},

@@ -11,6 +11,12 @@ TEST(DescribeExportTest, Chrome_PointsAtPerfetto) {
             "in https://ui.perfetto.dev or chrome://tracing");
 }
 
+TEST(DescribeExportTest, Perfetto_PointsAtTheUiAndTraceProcessor) {
+  EXPECT_EQ(DescribeExport(7, v1::EXPORT_FORMAT_PERFETTO, 1234, 262'144, "/tmp/out.pftrace"),
+            "wrote session 7 as Perfetto trace (1234 spans, 256 KiB) to /tmp/out.pftrace; open it "
+            "in https://ui.perfetto.dev or with trace_processor /tmp/out.pftrace");
+}
+
 TEST(DescribeExportTest, Sqlite_PointsAtSqlite3) {
   EXPECT_EQ(DescribeExport(7, v1::EXPORT_FORMAT_SQLITE, 2, 8192, "/tmp/x.db"),
             "wrote session 7 as SQLite database (2 spans, 8.00 KiB) to /tmp/x.db; open it with "

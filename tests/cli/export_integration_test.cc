@@ -3,10 +3,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cli_harness.h"
+#include "perfetto_trace_reader.h"
 
 namespace optrace::cli::testing {
 namespace {
@@ -46,6 +49,56 @@ TEST_F(ExportTest, Chrome_ParsedBackEveryOpOnceAndTheFinalLine) {
   size_t complete_events = 0;
   for (const auto& e : json["traceEvents"]) complete_events += e["ph"] == "X";
   EXPECT_EQ(complete_events, run_.done.at("launches"));
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+}
+
+TEST_F(ExportTest, Perfetto_ParsedBackEveryOpASliceOnItsTrackWithItsName) {
+  const std::string path = folder_.path() + "/trace.pftrace";
+  const CliRun run = Cli({"export", id_, "--format", "perfetto", "-o", path});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::regex final_line(
+      "wrote session " + id_ + R"( as Perfetto trace \()" +
+      std::to_string(run_.done.at("launches")) + R"( spans, [0-9.]+ KiB\) to )" + path +
+      R"(; open it in https://ui\.perfetto\.dev or with trace_processor )" + path + "\n");
+  EXPECT_TRUE(std::regex_match(run.out, final_line)) << run.out;
+  const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(ReadFile(path));
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  ASSERT_EQ(trace.tracks.count(1), 1u);
+  EXPECT_TRUE(trace.tracks.at(1).process);
+  // Launch instants of device work, by flow id.
+  std::map<uint64_t, const optrace::testing::PerfettoSlice*> launches;
+  for (const auto& slice : trace.slices) {
+    if (slice.instant && slice.flow_ids.size() == 1) launches[slice.flow_ids[0]] = &slice;
+  }
+  size_t slices = 0;
+  size_t device_slices = 0;
+  std::set<std::string> op_ids;
+  for (const auto& slice : trace.slices) {
+    if (slice.instant) continue;
+    ++slices;
+    op_ids.insert(slice.args.at("op_id"));
+    EXPECT_FALSE(slice.name.empty());
+    EXPECT_LE(slice.start_ns, slice.end_ns);
+    const auto& track = trace.tracks.at(slice.track);
+    if (slice.category == "cpu") {
+      EXPECT_TRUE(track.thread) << slice.name;
+      EXPECT_EQ(track.pid, trace.tracks.at(1).pid);
+      continue;
+    }
+    ++device_slices;
+    EXPECT_EQ(slice.category, "gpu") << slice.name;
+    EXPECT_EQ(track.name.rfind("gpu:", 0), 0u) << track.name;
+    EXPECT_EQ(track.parent_uuid, 1u);
+    ASSERT_EQ(slice.terminating_flow_ids.size(), 1u);
+    const auto launch = launches.find(slice.terminating_flow_ids[0]);
+    ASSERT_NE(launch, launches.end()) << "a flow from the launch";
+    EXPECT_EQ(launch->second->name, slice.name);
+    EXPECT_TRUE(trace.tracks.at(launch->second->track).thread);
+    EXPECT_LE(launch->second->start_ns, slice.start_ns);
+  }
+  EXPECT_EQ(slices, run_.done.at("launches"));
+  EXPECT_EQ(op_ids.size(), slices) << "each op once";
+  EXPECT_EQ(launches.size(), device_slices);
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
 }
 

@@ -47,7 +47,8 @@ TEST(ProtoNamesTest, Words_ParsedOrRejected) {
   EXPECT_EQ(ParseGroupByWord("target"), v1::GROUP_BY_TARGET);
   EXPECT_EQ(ParseCompareByWord("tag"), v1::GROUP_BY_TAG);
   EXPECT_EQ(ParseCompareByWord("target"), std::nullopt);  // two sessions: name or tag
-  EXPECT_EQ(ExportFormatWordList(), "chrome, csv, sqlite");
+  EXPECT_EQ(ExportFormatWordList(), "chrome, perfetto, csv, sqlite");
+  EXPECT_EQ(ParseExportFormatWord("perfetto"), v1::EXPORT_FORMAT_PERFETTO);
   EXPECT_EQ(ParseExportFormatWord("chrome"), v1::EXPORT_FORMAT_CHROME_JSON);
   EXPECT_EQ(ParseExportFormatWord("pdf"), std::nullopt);
   EXPECT_EQ(SessionStateWord(v1::SESSION_STATE_EXITED), "exited");

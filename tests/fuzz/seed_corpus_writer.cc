@@ -105,6 +105,8 @@ int main(int argc, char** argv) {
   exp.set_session_id(2);
   exp.set_format(v1::EXPORT_FORMAT_CHROME_JSON);
   Write(out / "request_fuzzer" / "export_chrome", std::string(1, '\3') + exp.SerializeAsString());
+  exp.set_format(v1::EXPORT_FORMAT_PERFETTO);
+  Write(out / "request_fuzzer" / "export_perfetto", std::string(1, '\3') + exp.SerializeAsString());
   v1::TailRequest tail;
   tail.set_name_pattern("rms.*");
   tail.set_spans(true);

@@ -269,6 +269,40 @@ TEST_F(SessionExportTest, ChromeJson_TimesKeepNanosecondDigits) {
   EXPECT_NE(got.bytes.find("\"dur\":1.777,"), std::string::npos);
 }
 
+TEST(ChromeJsonTimesTest, SpansShorterThanAMicrosecond_KeepTheirNanoseconds) {
+  ApiTestStore store;
+  const StringId name = store.Intern("tiny");
+  std::vector<Span> spans;
+  for (const auto& [offset, duration] :
+       {std::pair<int64_t, uint64_t>{0, 1}, {1, 999}, {1'000, 0}}) {
+    Span s = testing::MakeSpan(spans.size() + 1, kStart + offset, name, duration);
+    s.target = kCpu;
+    s.launch_tid = s.complete_tid = 7;
+    spans.push_back(s);
+  }
+  store.AddSession(MakeSession(kSession, SessionState::kExited, kStart, kEnd), spans);
+  v1::ExportRequest request;
+  request.set_session_id(kSession);
+  request.set_format(v1::EXPORT_FORMAT_CHROME_JSON);
+  std::string bytes;
+  ASSERT_TRUE(ExportSession(
+                  store.reader(), request, [](uint64_t) {},
+                  [&](std::string_view chunk, uint64_t) { return bytes.append(chunk), true; })
+                  .ok());
+  std::vector<std::pair<double, double>> times;  // ts, dur of each span, in op order
+  const json trace = json::parse(bytes);
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") times.emplace_back(e["ts"].get<double>(), e["dur"].get<double>());
+  }
+  ASSERT_EQ(times.size(), 3u);
+  EXPECT_NE(bytes.find("\"ts\":0.000,"), std::string::npos);
+  EXPECT_NE(bytes.find("\"ts\":0.001,"), std::string::npos);
+  EXPECT_NE(bytes.find("\"dur\":0.001,"), std::string::npos);
+  EXPECT_NE(bytes.find("\"dur\":0.999,"), std::string::npos);
+  EXPECT_NE(bytes.find("\"dur\":0.000,"), std::string::npos);
+  EXPECT_LT(times[0].first, times[1].first) << "1 ns apart, still apart";
+}
+
 TEST_F(SessionExportTest, ChromeJson_RunningSession_IncompleteSpansEndAtTheLastSpan) {
   int64_t last_end = 0;
   for (const Span& s : spans_) {
