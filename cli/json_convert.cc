@@ -229,6 +229,7 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"events_per_second", status.events_per_second()},
           {"events_ingested", status.events_ingested()},
           {"drops", ToJson(status.drops())},
+          {"all_sessions_drops", ToJson(status.all_sessions_drops())},
           {"writer_backlog_batches", status.writer_backlog_batches()},
           {"writer_backlog_spans", status.writer_backlog_spans()},
           {"writer_last_error", status.writer_last_error()},
