@@ -399,24 +399,29 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatus
   response->set_events_ingested(c.events_ingested.load());
   SessionRecord drops = drain->drops;
   drops.dropped_shed = std::max<uint64_t>(drops.dropped_shed, c.events_shed.load());
-  // Every stored session: live ones with their live counters (fresher
-  // than the last stored batch), the others as stored.
-  SessionRecord all_drops = drain->drops;
-  auto reader = ThreadReader(ctx_.db_path);
-  if (!reader.ok()) return ToGrpc(reader.status());
-  auto sessions = reader.value()->ListSessions();
-  if (!sessions.ok()) return ToGrpc(sessions.status());
-  const std::unordered_set<SessionId> live(drain->live_sessions.begin(),
-                                           drain->live_sessions.end());
-  for (const SessionRecord& r : sessions.value()) {
-    if (live.count(r.id) == 0) AddDrops(r, &all_drops);
-  }
-  all_drops.dropped_shed = std::max<uint64_t>(all_drops.dropped_shed, c.events_shed.load());
   v1::Session as_session;
   ToProto(drops, &as_session);
   *response->mutable_drops() = as_session.drops();
-  ToProto(all_drops, &as_session);
-  *response->mutable_all_sessions_drops() = as_session.drops();
+  // Every stored session: live ones with their live counters (fresher
+  // than the last stored batch), the others as stored. A database that
+  // cannot be read leaves the field unset; the rest of the status is
+  // still worth answering (it says what is wrong with the writer).
+  auto reader = ThreadReader(ctx_.db_path);
+  auto sessions = reader.ok() ? reader.value()->ListSessions()
+                              : Result<std::vector<SessionRecord>>(reader.status());
+  if (sessions.ok()) {
+    SessionRecord all_drops = drain->drops;
+    const std::unordered_set<SessionId> live(drain->live_sessions.begin(),
+                                             drain->live_sessions.end());
+    for (const SessionRecord& r : sessions.value()) {
+      if (live.count(r.id) == 0) AddDrops(r, &all_drops);
+    }
+    all_drops.dropped_shed = std::max<uint64_t>(all_drops.dropped_shed, c.events_shed.load());
+    ToProto(all_drops, &as_session);
+    *response->mutable_all_sessions_drops() = as_session.drops();
+  } else {
+    LogWarning("status: stored sessions' drops not read: {}", sessions.status().message());
+  }
   response->set_writer_backlog_batches(store.queued_batches);
   response->set_writer_backlog_spans(store.queued_spans);
   response->set_writer_last_error(store.last_error);

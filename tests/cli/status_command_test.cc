@@ -35,5 +35,14 @@ TEST(StatusRenderTest, Facts_HumanReadable) {
   EXPECT_EQ(text.find("level_tampered"), std::string::npos) << text;  // zero: not listed
 }
 
+TEST(StatusRenderTest, AllSessionsDropsAbsent_SaidToBeUnknownNotNone) {
+  v1::GetStatusResponse status;
+  const std::string text = RenderStatus(status, "/run/optrace/optraced.sock", Palette(false));
+  EXPECT_NE(text.find("drops      live sessions: none\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("           all sessions: unknown (the daemon did not say)\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace optrace::cli
