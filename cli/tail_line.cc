@@ -52,11 +52,10 @@ std::string EventLine(const v1::LiveEvent& event, bool verbose, const Palette& p
       return PaintPrefix(line, words, Tone::kLaunch, palette);
     case abi::EventKind::kComplete:
       // A COMPLETE whose LAUNCH was never seen is half an op.
-      return PaintPrefix(
-          line, words,
-          event.has_duration_ns() || event.has_device_duration_ns() ? Tone::kComplete
-                                                                    : Tone::kWarning,
-          palette);
+      return PaintPrefix(line, words,
+                         event.has_duration_ns() || event.has_device_duration_ns() ? Tone::kComplete
+                                                                                   : Tone::kWarning,
+                         palette);
     case abi::EventKind::kMark:
     case abi::EventKind::kCounter:
       return PaintPrefix(line, line.find(' '), Tone::kMark, palette);

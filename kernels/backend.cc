@@ -65,13 +65,11 @@ Backend::Backend() : tags_(&optrace::Intern) {}
 
 Backend::~Backend() = default;
 
-void Backend::Add(const Tensor& a, const Tensor& b, const Tensor& out,
-                  std::source_location where) {
+void Backend::Add(const Tensor& a, const Tensor& b, const Tensor& out, std::source_location where) {
   Dispatch(BinaryElementwiseCall(ElementwiseFn::kAdd, a, b, out), where);
 }
 
-void Backend::Mul(const Tensor& a, const Tensor& b, const Tensor& out,
-                  std::source_location where) {
+void Backend::Mul(const Tensor& a, const Tensor& b, const Tensor& out, std::source_location where) {
   Dispatch(BinaryElementwiseCall(ElementwiseFn::kMul, a, b, out), where);
 }
 
@@ -79,10 +77,9 @@ void Backend::Gelu(const Tensor& x, const Tensor& out, std::source_location wher
   constexpr OpKind kKind = OpKind::kElementwise;
   RequireNonEmpty(kKind, "x", x);
   RequireShape(kKind, "out", out, x.rows, x.cols);
-  Dispatch({.shape = OpShape::Elementwise(ElementwiseFn::kGelu, x.size()),
-            .x = x.data,
-            .out = out.data},
-           where);
+  Dispatch(
+      {.shape = OpShape::Elementwise(ElementwiseFn::kGelu, x.size()), .x = x.data, .out = out.data},
+      where);
 }
 
 void Backend::RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Tensor& out,

@@ -42,9 +42,10 @@ using LaunchObserver = std::function<void(uint64_t ordinal, OpKind kind)>;
 // The device-neutral half of a backend: shape checks, op names and tags.
 // Every op entry point throws std::invalid_argument naming the op, the
 // operand and the problem (its shape and the expected one, emptiness, or
-// an output aliasing an input it must not); nothing is traced or run then. Backend-specific failures are
-// documented by each backend. Each op's source location is where its entry
-// point was called (`where`, defaulted at the caller), not a line in here.
+// an output aliasing an input it must not); nothing is traced or run then.
+// Backend-specific failures are documented by each backend. Each op's
+// source location is where its entry point was called (`where`, defaulted
+// at the caller), not a line in here.
 // Not thread-safe: one thread dispatches to a backend, as to a stream.
 class Backend {
  public:

@@ -78,7 +78,7 @@ struct HalfOp {
   int64_t ts_ns = 0;           // CLOCK_REALTIME of this half
   uint64_t raw_ts = 0;         // producer clock, for precise durations
   uint64_t parent_op_id = 0;
-  uint64_t device_ns = 0;      // COMPLETE: device-measured duration when has_device_ns
+  uint64_t device_ns = 0;  // COMPLETE: device duration when has_device_ns
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;

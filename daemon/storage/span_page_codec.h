@@ -46,9 +46,10 @@ std::string Encode(std::span<const Span> spans);
 // hostile writer): every read is bounds-checked, every value range-checked
 // against its field, and memory use is bounded by kMaxSpansPerPage spans.
 // Errors (kInvalidArgument) name the problem and where it is: an unknown
-// format version (1 and kFormatVersion are known), a count above kMaxSpansPerPage, an unknown column mode, a
-// truncated or over-long varint, a value out of its field's range, or bytes
-// left over after the last column. Thread rules: pure.
+// format version (1 and kFormatVersion are known), a count above
+// kMaxSpansPerPage, an unknown column mode, a truncated or over-long
+// varint, a value out of its field's range, or bytes left over after the
+// last column. Thread rules: pure.
 Result<std::vector<Span>> Decode(std::string_view bytes_untrusted);
 
 }  // namespace optrace::daemon::span_page

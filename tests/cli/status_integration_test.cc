@@ -80,7 +80,7 @@ TEST_F(StatusTest, Issue16_RingOverflowedThenSessionEnded_StatusStillShowsTheLos
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("drops      live sessions: none\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("           all sessions: " + std::to_string(ring_full) +
-                             " events (ring_full " + std::to_string(ring_full) + ")"),
+                         " events (ring_full " + std::to_string(ring_full) + ")"),
             std::string::npos)
       << run.out;
 }

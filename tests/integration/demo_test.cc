@@ -130,8 +130,10 @@ TEST_F(DemoTest, Issue16_SourceLocations_TheModelLinesThatIssuedEachOp) {
   ASSERT_EQ(s->spans.size(), kUnfusedStep.size() * 2);
   // The backend entry point each op name can come from.
   const std::map<std::string, std::vector<std::string>> calls = {
-      {"rms_norm", {"RmsNorm("}},   {"matmul", {"Matmul("}},
-      {"softmax", {"Softmax("}},    {"elementwise", {"Gelu(", "Add(", "Mul("}},
+      {"rms_norm", {"RmsNorm("}},
+      {"matmul", {"Matmul("}},
+      {"softmax", {"Softmax("}},
+      {"elementwise", {"Gelu(", "Add(", "Mul("}},
   };
   const std::regex model_line(R"(^(.*/)?(kernels/demo/mlp_model\.cc):([0-9]+)$)");
   std::set<std::string> distinct;
@@ -142,9 +144,10 @@ TEST_F(DemoTest, Issue16_SourceLocations_TheModelLinesThatIssuedEachOp) {
     ASSERT_TRUE(std::regex_match(src, m, model_line)) << "op " << i << " " << name << ": " << src;
     const std::string code = SourceLine(m[2], std::stoul(m[3]));
     const auto& methods = calls.at(name);
-    EXPECT_TRUE(code.find("backend_.") != std::string::npos &&
-                std::any_of(methods.begin(), methods.end(),
-                            [&](const std::string& c) { return code.find(c) != std::string::npos; }))
+    EXPECT_TRUE(
+        code.find("backend_.") != std::string::npos &&
+        std::any_of(methods.begin(), methods.end(),
+                    [&](const std::string& c) { return code.find(c) != std::string::npos; }))
         << "op " << i << " " << name << " at " << src << ": '" << code << "'";
     distinct.insert(src);
   }

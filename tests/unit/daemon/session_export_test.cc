@@ -379,9 +379,9 @@ TEST_F(SessionExportTest, Sqlite_FileWithSessionSpansAndInstantsAsText) {
   const auto count = [&](auto&& predicate) {
     return std::to_string(std::count_if(spans_.begin(), spans_.end(), predicate));
   };
-  EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE duration_ns IS NULL"),
-            std::vector<std::string>{
-                count([](const Span& s) { return s.status != SpanStatus::kOk; })});
+  EXPECT_EQ(
+      QueryColumn(path, "SELECT count(*) FROM spans WHERE duration_ns IS NULL"),
+      std::vector<std::string>{count([](const Span& s) { return s.status != SpanStatus::kOk; })});
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns IS NULL"),
             std::vector<std::string>{count([](const Span& s) { return !s.has_device_ns; })});
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns = 0"),
