@@ -38,6 +38,9 @@ json ToJson(const v1::Session& session) {
           {"live_level", LevelWord(session.live_level())}};
 }
 
+// A measured value: the number, or null when it is unknown (absent).
+json Known(bool has, uint64_t value) { return has ? json(value) : json(nullptr); }
+
 json ToJson(const v1::Span& span) {
   return {{"session_id", span.session_id()},
           {"op_id", span.op_id()},
@@ -47,8 +50,8 @@ json ToJson(const v1::Span& span) {
           {"source_location", span.source_location()},
           {"device", ToJson(span.device())},
           {"start_unix_ns", span.start_unix_ns()},
-          {"duration_ns", span.duration_ns()},
-          {"device_duration_ns", span.device_duration_ns()},
+          {"duration_ns", Known(span.has_duration_ns(), span.duration_ns())},
+          {"device_duration_ns", Known(span.has_device_duration_ns(), span.device_duration_ns())},
           {"launch_thread", span.launch_thread()},
           {"complete_thread", span.complete_thread()},
           {"status", SpanStatusWord(span.status())},
@@ -111,8 +114,8 @@ json ToJson(const v1::LiveEvent& event) {
           {"device", ToJson(event.device())},
           {"unix_ns", event.unix_ns()},
           {"thread", event.thread()},
-          {"duration_ns", event.duration_ns()},
-          {"device_duration_ns", event.device_duration_ns()},
+          {"duration_ns", Known(event.has_duration_ns(), event.duration_ns())},
+          {"device_duration_ns", Known(event.has_device_duration_ns(), event.device_duration_ns())},
           {"value", event.value()},
           {"level", LevelWord(event.level())}};
 }
@@ -271,6 +274,8 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"events_per_second", status.events_per_second()},
           {"events_ingested", status.events_ingested()},
           {"drops", ToJson(status.drops())},
+          {"all_sessions_drops",
+           status.has_all_sessions_drops() ? ToJson(status.all_sessions_drops()) : json(nullptr)},
           {"writer_backlog_batches", status.writer_backlog_batches()},
           {"writer_backlog_spans", status.writer_backlog_spans()},
           {"writer_last_error", status.writer_last_error()},

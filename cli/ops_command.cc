@@ -71,8 +71,8 @@ std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_uni
         span.name(),
         span.tag().empty() ? "-" : span.tag(),
         DeviceWord(span.device(), /*with_stream=*/true),
-        ok ? FormatDuration(span.duration_ns()) : "-",
-        span.device_duration_ns() > 0 ? FormatDuration(span.device_duration_ns()) : "-",
+        span.has_duration_ns() ? FormatDuration(span.duration_ns()) : "-",
+        span.has_device_duration_ns() ? FormatDuration(span.device_duration_ns()) : "-",
         Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)};
     if (fleet) {
       cells.insert(cells.begin() + 1, {Cell(span.node()), Cell(std::to_string(span.session_id()))});

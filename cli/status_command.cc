@@ -30,8 +30,19 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
   line("ingest", fmt::format("{:.0f} events/s now, {} events in all", status.events_per_second(),
                              status.events_ingested()));
   line("level", fmt::format("default {}", LevelWord(status.default_level())));
-  line("drops", palette.Paint(DescribeDrops(status.drops()),
-                              status.drops().total() > 0 ? Tone::kProblem : Tone::kPlain));
+  // Live sessions' losses, then every stored session's (ended ones too).
+  auto drops = [&palette](std::string_view scope, const v1::Drops& d) {
+    return fmt::format(
+        "{}: {}", scope,
+        palette.Paint(DescribeDrops(d), d.total() > 0 ? Tone::kProblem : Tone::kPlain));
+  };
+  line("drops", drops("live sessions", status.drops()));
+  // Absent from a daemon that could not read its database, or one older
+  // than the field.
+  line("",
+       status.has_all_sessions_drops()
+           ? drops("all sessions", status.all_sessions_drops())
+           : "all sessions: " + palette.Paint("unknown (the daemon did not say)", Tone::kWarning));
   std::string writer =
       fmt::format("backlog {} batches ({} spans), {} errors", status.writer_backlog_batches(),
                   status.writer_backlog_spans(), status.writer_errors());

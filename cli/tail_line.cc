@@ -15,11 +15,9 @@ void AppendField(std::string* line, std::string_view key, std::string_view value
   line->append(" ").append(key).append("=").append(value);
 }
 
-void AppendDurations(std::string* line, uint64_t duration_ns, uint64_t device_duration_ns) {
-  if (duration_ns > 0) AppendField(line, "dur", FormatDuration(duration_ns, UnitSpacing::kCompact));
-  if (device_duration_ns > 0) {
-    AppendField(line, "device_dur", FormatDuration(device_duration_ns, UnitSpacing::kCompact));
-  }
+// Appends " key=<duration>" when the duration is known (0 ns included).
+void AppendDuration(std::string* line, std::string_view key, bool known, uint64_t ns) {
+  if (known) AppendField(line, key, FormatDuration(ns, UnitSpacing::kCompact));
 }
 
 // Paints the first `prefix_length` bytes of `line` in `tone`.
@@ -41,7 +39,9 @@ std::string EventLine(const v1::LiveEvent& event, bool verbose, const Palette& p
     AppendField(&line, "pid", std::to_string(event.pid()));
     AppendField(&line, "tag", event.tag());
     if (*kind == abi::EventKind::kComplete) {
-      AppendDurations(&line, event.duration_ns(), event.device_duration_ns());
+      AppendDuration(&line, "dur", event.has_duration_ns(), event.duration_ns());
+      AppendDuration(&line, "device_dur", event.has_device_duration_ns(),
+                     event.device_duration_ns());
     }
     AppendField(&line, "src", event.source_location());
   }
@@ -53,7 +53,7 @@ std::string EventLine(const v1::LiveEvent& event, bool verbose, const Palette& p
     case abi::EventKind::kComplete:
       // A COMPLETE whose LAUNCH was never seen is half an op.
       return PaintPrefix(line, words,
-                         event.duration_ns() > 0 || event.device_duration_ns() > 0 ? Tone::kComplete
+                         event.has_duration_ns() || event.has_device_duration_ns() ? Tone::kComplete
                                                                                    : Tone::kWarning,
                          palette);
     case abi::EventKind::kMark:
@@ -67,15 +67,12 @@ std::string SpanLine(const v1::Span& span, bool verbose, const Palette& palette)
   std::string line = fmt::format("[SPAN] {} [id={}] target={}", span.name(), span.op_id(),
                                  DeviceWord(span.device()));
   const bool ok = span.status() == v1::SPAN_STATUS_OK;
-  if (ok) {
-    AppendField(&line, "dur", FormatDuration(span.duration_ns(), UnitSpacing::kCompact));
-  } else {
-    AppendField(&line, "status", SpanStatusWord(span.status()));
-  }
+  AppendDuration(&line, "dur", span.has_duration_ns(), span.duration_ns());
+  if (!ok) AppendField(&line, "status", SpanStatusWord(span.status()));
   if (verbose) {
     AppendField(&line, "session", std::to_string(span.session_id()));
     AppendField(&line, "tag", span.tag());
-    if (span.device_duration_ns() > 0) AppendDurations(&line, 0, span.device_duration_ns());
+    AppendDuration(&line, "device_dur", span.has_device_duration_ns(), span.device_duration_ns());
     AppendField(&line, "src", span.source_location());
   }
   return PaintPrefix(line, line.find(' '), ok ? Tone::kComplete : Tone::kProblem, palette);

@@ -1,5 +1,6 @@
 #include "kernels/backend.h"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -60,34 +61,29 @@ OpCall MatmulCall(OpKind kind, const Tensor& a, const Tensor& b, const Tensor& c
 
 }  // namespace
 
-Backend::Backend() : tags_(&optrace::Intern) {
-  for (size_t i = 0; i < kOpKindCount; ++i) {
-    // The location is this dispatch point, not the inside of make_unique.
-    sites_[i] = std::make_unique<optrace::OpSite>(OpName(static_cast<OpKind>(i)), nullptr,
-                                                  std::source_location::current());
-  }
-}
+Backend::Backend() : tags_(&optrace::Intern) {}
 
 Backend::~Backend() = default;
 
-void Backend::Add(const Tensor& a, const Tensor& b, const Tensor& out) {
-  Dispatch(BinaryElementwiseCall(ElementwiseFn::kAdd, a, b, out));
+void Backend::Add(const Tensor& a, const Tensor& b, const Tensor& out, std::source_location where) {
+  Dispatch(BinaryElementwiseCall(ElementwiseFn::kAdd, a, b, out), where);
 }
 
-void Backend::Mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  Dispatch(BinaryElementwiseCall(ElementwiseFn::kMul, a, b, out));
+void Backend::Mul(const Tensor& a, const Tensor& b, const Tensor& out, std::source_location where) {
+  Dispatch(BinaryElementwiseCall(ElementwiseFn::kMul, a, b, out), where);
 }
 
-void Backend::Gelu(const Tensor& x, const Tensor& out) {
+void Backend::Gelu(const Tensor& x, const Tensor& out, std::source_location where) {
   constexpr OpKind kKind = OpKind::kElementwise;
   RequireNonEmpty(kKind, "x", x);
   RequireShape(kKind, "out", out, x.rows, x.cols);
-  Dispatch({.shape = OpShape::Elementwise(ElementwiseFn::kGelu, x.size()),
-            .x = x.data,
-            .out = out.data});
+  Dispatch(
+      {.shape = OpShape::Elementwise(ElementwiseFn::kGelu, x.size()), .x = x.data, .out = out.data},
+      where);
 }
 
-void Backend::RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Tensor& out) {
+void Backend::RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Tensor& out,
+                      std::source_location where) {
   constexpr OpKind kKind = OpKind::kRmsNorm;
   RequireNonEmpty(kKind, "x", x);
   RequireShape(kKind, "gamma", gamma, 1, x.cols);
@@ -96,26 +92,29 @@ void Backend::RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Ten
             .x = x.data,
             .gamma = gamma.data,
             .eps = eps,
-            .out = out.data});
+            .out = out.data},
+           where);
 }
 
-void Backend::Softmax(const Tensor& x, const Tensor& out) {
+void Backend::Softmax(const Tensor& x, const Tensor& out, std::source_location where) {
   constexpr OpKind kKind = OpKind::kSoftmax;
   RequireNonEmpty(kKind, "x", x);
   RequireShape(kKind, "out", out, x.rows, x.cols);
-  Dispatch({.shape = OpShape::Softmax(x.rows, x.cols), .x = x.data, .out = out.data});
+  Dispatch({.shape = OpShape::Softmax(x.rows, x.cols), .x = x.data, .out = out.data}, where);
 }
 
-void Backend::Matmul(const Tensor& a, const Tensor& b, const Tensor& c) {
-  Dispatch(MatmulCall(OpKind::kMatmul, a, b, c));
+void Backend::Matmul(const Tensor& a, const Tensor& b, const Tensor& c,
+                     std::source_location where) {
+  Dispatch(MatmulCall(OpKind::kMatmul, a, b, c), where);
 }
 
-void Backend::FusedMatmulGelu(const Tensor& a, const Tensor& b, const Tensor& c) {
-  Dispatch(MatmulCall(OpKind::kFusedMatmulGelu, a, b, c));
+void Backend::FusedMatmulGelu(const Tensor& a, const Tensor& b, const Tensor& c,
+                              std::source_location where) {
+  Dispatch(MatmulCall(OpKind::kFusedMatmulGelu, a, b, c), where);
 }
 
 void Backend::FusedRmsNormMatmul(const Tensor& x, const Tensor& gamma, float eps, const Tensor& w,
-                                 const Tensor& c) {
+                                 const Tensor& c, std::source_location where) {
   constexpr OpKind kKind = OpKind::kFusedRmsNormMatmul;
   RequireNonEmpty(kKind, "x", x);
   RequireNonEmpty(kKind, "w", w);
@@ -130,7 +129,8 @@ void Backend::FusedRmsNormMatmul(const Tensor& x, const Tensor& gamma, float eps
             .y = w.data,
             .gamma = gamma.data,
             .eps = eps,
-            .out = c.data});
+            .out = c.data},
+           where);
 }
 
 void Backend::Upload(std::span<const float> host, const Tensor& dst) {
@@ -158,8 +158,19 @@ void Backend::OnLaunched(OpKind kind) {
   if (launch_observer_) launch_observer_(ops_launched_, kind);
 }
 
-void Backend::Dispatch(const OpCall& call) {
-  optrace::OpSite& site = *sites_[static_cast<size_t>(call.shape.kind)];
+size_t Backend::SiteKeyHash::operator()(const SiteKey& key) const {
+  return std::hash<const char*>()(key.file) ^ (size_t{key.line} << 8) ^
+         static_cast<size_t>(key.kind);
+}
+
+optrace::OpSite& Backend::SiteAt(OpKind kind, const std::source_location& where) {
+  std::unique_ptr<optrace::OpSite>& site = sites_[SiteKey{kind, where.file_name(), where.line()}];
+  if (site == nullptr) site = std::make_unique<optrace::OpSite>(OpName(kind), nullptr, where);
+  return *site;
+}
+
+void Backend::Dispatch(const OpCall& call, const std::source_location& where) {
+  optrace::OpSite& site = SiteAt(call.shape.kind, where);
   // The tag is looked up only while ops are traced: an untraced op pays one
   // level check here and nothing for its tag.
   const bool traced = optrace::OpsEnabled();

@@ -5,11 +5,12 @@
 #ifndef OPTRACE_KERNELS_BACKEND_H_
 #define OPTRACE_KERNELS_BACKEND_H_
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <span>
+#include <unordered_map>
 
 #include "kernels/dispatch_tag.h"
 #include "kernels/dispatch_tag_cache.h"
@@ -41,8 +42,10 @@ using LaunchObserver = std::function<void(uint64_t ordinal, OpKind kind)>;
 // The device-neutral half of a backend: shape checks, op names and tags.
 // Every op entry point throws std::invalid_argument naming the op, the
 // operand and the problem (its shape and the expected one, emptiness, or
-// an output aliasing an input it must not); nothing is traced or run then. Backend-specific failures are
-// documented by each backend.
+// an output aliasing an input it must not); nothing is traced or run then.
+// Backend-specific failures are documented by each backend. Each op's
+// source location is where its entry point was called (`where`, defaulted
+// at the caller), not a line in here.
 // Not thread-safe: one thread dispatches to a backend, as to a stream.
 class Backend {
  public:
@@ -69,26 +72,34 @@ class Backend {
 
   // Elementwise ops; `out` may be one of the inputs. All tensors have the
   // same rows x cols.
-  void Add(const Tensor& a, const Tensor& b, const Tensor& out);
-  void Mul(const Tensor& a, const Tensor& b, const Tensor& out);
-  void Gelu(const Tensor& x, const Tensor& out);
+  void Add(const Tensor& a, const Tensor& b, const Tensor& out,
+           std::source_location where = std::source_location::current());
+  void Mul(const Tensor& a, const Tensor& b, const Tensor& out,
+           std::source_location where = std::source_location::current());
+  void Gelu(const Tensor& x, const Tensor& out,
+            std::source_location where = std::source_location::current());
 
   // out = RmsNorm(x) row by row; `gamma` is 1 x x.cols.
-  void RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Tensor& out);
+  void RmsNorm(const Tensor& x, const Tensor& gamma, float eps, const Tensor& out,
+               std::source_location where = std::source_location::current());
 
   // out = Softmax(x) row by row.
-  void Softmax(const Tensor& x, const Tensor& out);
+  void Softmax(const Tensor& x, const Tensor& out,
+               std::source_location where = std::source_location::current());
 
   // c = a * b: a M x K, b K x N, c M x N, c distinct from a and b.
-  void Matmul(const Tensor& a, const Tensor& b, const Tensor& c);
+  void Matmul(const Tensor& a, const Tensor& b, const Tensor& c,
+              std::source_location where = std::source_location::current());
 
   // c = Gelu(a * b) in one op; shapes as for Matmul.
-  void FusedMatmulGelu(const Tensor& a, const Tensor& b, const Tensor& c);
+  void FusedMatmulGelu(const Tensor& a, const Tensor& b, const Tensor& c,
+                       std::source_location where = std::source_location::current());
 
   // c = RmsNorm(x, gamma, eps) * w in one op: x M x K, gamma 1 x K, w K x N,
   // c M x N, c distinct from the inputs.
   void FusedRmsNormMatmul(const Tensor& x, const Tensor& gamma, float eps, const Tensor& w,
-                          const Tensor& c);
+                          const Tensor& c,
+                          std::source_location where = std::source_location::current());
 
   // Installs `observer` (or removes it when empty). It runs on the
   // dispatching thread inside every later op.
@@ -111,13 +122,30 @@ class Backend {
   void OnLaunched(OpKind kind);
 
  private:
-  // Looks up the tag of `call` (only while ops are traced) and executes it.
-  void Dispatch(const OpCall& call);
+  // Where an op of a kind was issued: its call site's file and line.
+  struct SiteKey {
+    OpKind kind;
+    const char* file;  // a string literal of the compiler's
+    uint32_t line;
+    bool operator==(const SiteKey&) const = default;
+  };
+  struct SiteKeyHash {
+    size_t operator()(const SiteKey& key) const;
+  };
+
+  // Looks up the tag of `call` (only while ops are traced) and executes it
+  // as an op issued at `where`.
+  void Dispatch(const OpCall& call, const std::source_location& where);
+
+  // The site of ops of `kind` issued at `where`, built on first use with
+  // that location (a site records the location it is given, and a site
+  // built here would otherwise record this file).
+  optrace::OpSite& SiteAt(OpKind kind, const std::source_location& where);
 
   DispatchTagCache tags_;
-  // One site per op kind, so each name and the source location are
+  // One site per op kind and call site, so each name and source location is
   // interned once per backend. OpSite is neither movable nor copyable.
-  std::array<std::unique_ptr<optrace::OpSite>, kOpKindCount> sites_;
+  std::unordered_map<SiteKey, std::unique_ptr<optrace::OpSite>, SiteKeyHash> sites_;
   LaunchObserver launch_observer_;
   uint64_t ops_launched_ = 0;
 };

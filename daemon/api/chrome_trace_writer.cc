@@ -130,8 +130,10 @@ Status ChromeTraceWriter::AddSpan(const Span& span) {
   out += json_.Get(span.tag);
   out += ",\"src\":";
   out += json_.Get(span.srcloc);
-  out += ",\"device_duration_ns\":";
-  AppendDecimal(out, span.device_ns);
+  if (const auto device_ns = KnownDeviceDuration(span)) {
+    out += ",\"device_duration_ns\":";
+    AppendDecimal(out, *device_ns);
+  }
   out += ",\"status\":\"";
   out += SpanStatusName(span.status);
   out += "\"}}";

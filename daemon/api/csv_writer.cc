@@ -49,6 +49,8 @@ Status CsvWriter::AddSpan(const Span& span) {
       out += fields_.Get(value.id);
     } else if constexpr (std::is_same_v<Value, std::string_view>) {
       out += value;  // fixed words ("gpu", "ok"): nothing to quote
+    } else if constexpr (std::is_same_v<Value, std::optional<uint64_t>>) {
+      if (value) AppendDecimal(out, *value);  // unknown: an empty field
     } else {
       AppendDecimal(out, value);
     }

@@ -4,6 +4,7 @@
 #define OPTRACE_DAEMON_API_EXPORT_COLUMNS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "common/level_names.h"
@@ -21,8 +22,9 @@ struct DictText {
 };
 
 // Calls visit(column name, value) for each column of an exported span, in
-// order. Values are uint64_t, int64_t, DictText or std::string_view (a
-// fixed word: target, status).
+// order. Values are uint64_t, int64_t, std::optional<uint64_t> (a measured
+// duration; nullopt when unknown), DictText or std::string_view (a fixed
+// word: target, status).
 template <typename Visit>
 void VisitSpanColumns(SessionId session, const Span& span, Visit&& visit) {
   visit("session_id", uint64_t{session});
@@ -35,8 +37,8 @@ void VisitSpanColumns(SessionId session, const Span& span, Visit&& visit) {
   visit("device", uint64_t{span.device});
   visit("stream", uint64_t{span.stream});
   visit("start_unix_ns", span.start_ns);
-  visit("duration_ns", span.duration_ns);
-  visit("device_duration_ns", span.device_ns);
+  visit("duration_ns", KnownDuration(span));
+  visit("device_duration_ns", KnownDeviceDuration(span));
   visit("launch_thread", uint64_t{span.launch_tid});
   visit("complete_thread", uint64_t{span.complete_tid});
   visit("status", SpanStatusName(span.status));

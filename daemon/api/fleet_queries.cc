@@ -148,8 +148,11 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     device->set_ordinal(reader.Int<uint16_t>());
     device->set_stream(reader.Int<uint32_t>());
     span.set_start_unix_ns(reader.Int<int64_t>());
-    span.set_duration_ns(reader.Int<uint64_t>());
-    span.set_device_duration_ns(reader.Int<uint64_t>());
+    const auto duration_ns = reader.Int<uint64_t>();
+    // The fleet table keeps the older convention: 0 = no device duration.
+    if (const auto device_ns = reader.Int<uint64_t>(); device_ns != 0) {
+      span.set_device_duration_ns(device_ns);
+    }
     span.set_launch_thread(reader.Int<uint32_t>());
     span.set_complete_thread(reader.Int<uint32_t>());
     const int8_t status_untrusted = reader.Int<int8_t>();
@@ -168,6 +171,7 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     }
     device->set_target(static_cast<v1::Target>(target_untrusted));
     span.set_status(static_cast<v1::SpanStatus>(status_untrusted));
+    if (span.status() == v1::SPAN_STATUS_OK) span.set_duration_ns(duration_ns);
     page.spans.push_back(std::move(span));
   }
   return page;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <unordered_set>
 
 #include "api/proto_convert.h"
 #include "api/session_export.h"
@@ -414,6 +415,26 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
   v1::Session as_session;
   ToProto(drops, &as_session);
   *response->mutable_drops() = as_session.drops();
+  // Every stored session: live ones with their live counters (fresher
+  // than the last stored batch), the others as stored. A database that
+  // cannot be read leaves the field unset; the rest of the status is
+  // still worth answering (it says what is wrong with the writer).
+  auto reader = ThreadReader(ctx_.db_path);
+  auto sessions = reader.ok() ? reader.value()->ListSessions()
+                              : Result<std::vector<SessionRecord>>(reader.status());
+  if (sessions.ok()) {
+    SessionRecord all_drops = drain->drops;
+    const std::unordered_set<SessionId> live(drain->live_sessions.begin(),
+                                             drain->live_sessions.end());
+    for (const SessionRecord& r : sessions.value()) {
+      if (live.count(r.id) == 0) AddDrops(r, &all_drops);
+    }
+    all_drops.dropped_shed = std::max<uint64_t>(all_drops.dropped_shed, c.events_shed.load());
+    ToProto(all_drops, &as_session);
+    *response->mutable_all_sessions_drops() = as_session.drops();
+  } else {
+    LogWarning("status: stored sessions' drops not read: {}", sessions.status().message());
+  }
   response->set_writer_backlog_batches(store.queued_batches);
   response->set_writer_backlog_spans(store.queued_spans);
   response->set_writer_last_error(store.last_error);

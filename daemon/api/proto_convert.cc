@@ -20,8 +20,8 @@ void ToProto(const Span& span, SessionId session, const StringLookup& strings, v
   device->set_ordinal(span.device);
   device->set_stream(span.stream);
   out->set_start_unix_ns(span.start_ns);
-  out->set_duration_ns(span.duration_ns);
-  out->set_device_duration_ns(span.device_ns);
+  if (const auto duration = KnownDuration(span)) out->set_duration_ns(*duration);
+  if (const auto device_ns = KnownDeviceDuration(span)) out->set_device_duration_ns(*device_ns);
   out->set_launch_thread(span.launch_tid);
   out->set_complete_thread(span.complete_tid);
   out->set_status(StatusToProto(span.status));

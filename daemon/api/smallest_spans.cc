@@ -8,7 +8,8 @@ namespace {
 
 auto OrderFields(const Span& s) {
   return std::tie(s.start_ns, s.op_id, s.status, s.parent_op_id, s.duration_ns, s.device_ns, s.name,
-                  s.tag, s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target);
+                  s.tag, s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target,
+                  s.has_device_ns);
 }
 
 }  // namespace

@@ -131,6 +131,12 @@ Status SqliteExportWriter::InsertRow(SqliteStatement& statement, VisitColumns&& 
       statement.BindText(index, strings_.Get(value.id));
     } else if constexpr (std::is_same_v<Value, std::string_view>) {
       statement.BindText(index, value);
+    } else if constexpr (std::is_same_v<Value, std::optional<uint64_t>>) {
+      if (value) {
+        statement.BindUint64(index, *value);
+      } else {
+        statement.BindNull(index);  // unknown
+      }
     } else if constexpr (std::is_signed_v<Value>) {
       statement.BindInt64(index, value);
     } else {

@@ -10,7 +10,6 @@
 namespace optrace::daemon {
 namespace {
 
-constexpr auto kLaunch = static_cast<uint8_t>(abi::EventKind::kLaunch);
 constexpr auto kMark = static_cast<uint8_t>(abi::EventKind::kMark);
 
 v1::LiveEvent::Kind KindToProto(uint8_t kind) {
@@ -187,8 +186,8 @@ void TailHub::Deliver(Wants&& wants, Build&& build) {
   wanting_.back()->Push(std::move(item));
 }
 
-void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t duration_ns,
-                     const StringDictionary& strings) {
+void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half,
+                     std::optional<uint64_t> duration_ns, const StringDictionary& strings) {
   Deliver(
       [&](TailSubscription& sub) {
         const auto& f = sub.filter();
@@ -196,8 +195,9 @@ void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t 
           return false;
         if (f.target != 0 && f.target != half.target) return false;
         if (f.device && *f.device != half.device) return false;
-        // With a minimum duration only COMPLETEs long enough are shown.
-        if (f.min_duration_ns != 0 && (half.kind == kLaunch || duration_ns < f.min_duration_ns)) {
+        // With a minimum duration only COMPLETEs known to be long enough
+        // are shown.
+        if (f.min_duration_ns != 0 && (!duration_ns || *duration_ns < f.min_duration_ns)) {
           return false;
         }
         return sub.NameMatches(half.name, half.tag, strings);
@@ -216,9 +216,9 @@ void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t 
         e->mutable_device()->set_stream(half.stream);
         e->set_unix_ns(half.ts_ns);
         e->set_thread(half.tid);
-        e->set_device_duration_ns(half.device_ns);
+        if (half.has_device_ns) e->set_device_duration_ns(half.device_ns);
         e->set_level(v1::LEVEL_TRACE);
-        e->set_duration_ns(duration_ns);
+        if (duration_ns) e->set_duration_ns(*duration_ns);
       });
 }
 

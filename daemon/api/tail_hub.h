@@ -96,7 +96,7 @@ class TailHub : public LiveEventListener, public TailLevelSource {
   abi::LevelValue LevelForNewProducers() const override;
 
   bool Active() const override { return active_.load(std::memory_order_relaxed); }
-  void OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t duration_ns,
+  void OnHalf(const SessionRecord& session, const HalfOp& half, std::optional<uint64_t> duration_ns,
               const StringDictionary& strings) override;
   void OnInstant(const SessionRecord& session, const Instant& instant,
                  const StringDictionary& strings) override;

@@ -23,6 +23,7 @@ Span SpanCorrelator::PairedSpan(const HalfOp& launch, const HalfOp& complete) co
   s.start_ns = launch.ts_ns;
   s.duration_ns = duration_ns_(launch.raw_ts, complete.raw_ts);
   s.device_ns = complete.device_ns;
+  s.has_device_ns = complete.has_device_ns;
   s.name = launch.name;
   s.tag = launch.tag;
   s.srcloc = launch.srcloc;
@@ -41,6 +42,7 @@ Span SpanCorrelator::LoneSpan(const HalfOp& half, SpanStatus status) {
   s.parent_op_id = half.parent_op_id;
   s.start_ns = half.ts_ns;
   s.device_ns = half.device_ns;
+  s.has_device_ns = half.has_device_ns;
   s.name = half.name;
   s.tag = half.tag;
   s.srcloc = half.srcloc;

@@ -564,6 +564,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
       ++st.attached_segments;
       if (s->finished()) continue;
       ++st.running_sessions;
+      st.live_sessions.push_back(s->record().id);
       const SessionRecord& r = s->record();
       st.drops.dropped_ring_full += s->reader_stats().events_dropped_ring_full;
       st.drops.dropped_no_ring += s->reader_stats().events_dropped_no_ring;

@@ -82,6 +82,7 @@ struct DrainStatus {
   uint32_t running_sessions = 0;
   double events_per_second = 0;
   SessionRecord drops;  // only the dropped_* fields, summed over live sessions
+  std::vector<SessionId> live_sessions;  // the sessions `drops` covers
   abi::LevelValue default_level = abi::LevelValue::kOff;
 };
 

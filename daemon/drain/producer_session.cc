@@ -81,7 +81,8 @@ void ProducerSession::Ingest(const abi::OpEvent& e) {
     h.ts_ns = static_cast<int64_t>(clock_.ToRealtimeNs(e.ts));
     h.raw_ts = e.ts;
     h.parent_op_id = e.parent_op_id;
-    h.device_ns = (e.kind == kComplete && (e.flags & abi::kFlagDeviceDuration) != 0) ? e.arg : 0;
+    h.has_device_ns = e.kind == kComplete && (e.flags & abi::kFlagDeviceDuration) != 0;
+    h.device_ns = h.has_device_ns ? e.arg : 0;
     h.name = Resolve(e.name_id);
     h.tag = Resolve(e.tag_id);
     h.srcloc = Resolve(e.srcloc_id);
@@ -109,12 +110,10 @@ void ProducerSession::Ingest(const abi::OpEvent& e) {
 }
 
 void ProducerSession::Publish(const HalfOp& half, size_t first_new_span) {
-  uint64_t duration = 0;
+  std::optional<uint64_t> duration;
   for (size_t i = first_new_span; i < pending_.spans.size(); ++i) {
     const Span& s = pending_.spans[i];
-    if (half.kind == kComplete && s.op_id == half.op_id && s.status == SpanStatus::kOk) {
-      duration = s.duration_ns;
-    }
+    if (half.kind == kComplete && s.op_id == half.op_id) duration = KnownDuration(s);
   }
   listener_->OnHalf(record_, half, duration, *dictionary_);
   for (size_t i = first_new_span; i < pending_.spans.size(); ++i) {

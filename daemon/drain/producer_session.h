@@ -27,10 +27,10 @@ class LiveEventListener {
   virtual ~LiveEventListener() = default;
   // Cheap check before any work: is anybody listening?
   virtual bool Active() const = 0;
-  // A LAUNCH or COMPLETE; `duration_ns` is the op's duration for a COMPLETE
-  // whose LAUNCH was seen, else 0.
-  virtual void OnHalf(const SessionRecord& session, const HalfOp& half, uint64_t duration_ns,
-                      const StringDictionary& strings) = 0;
+  // A LAUNCH or COMPLETE; `duration_ns` is the op's duration (0 ns
+  // included) for a COMPLETE whose LAUNCH was seen, else nullopt.
+  virtual void OnHalf(const SessionRecord& session, const HalfOp& half,
+                      std::optional<uint64_t> duration_ns, const StringDictionary& strings) = 0;
   virtual void OnInstant(const SessionRecord& session, const Instant& instant,
                          const StringDictionary& strings) = 0;
   virtual void OnSpan(const SessionRecord& session, const Span& span,

@@ -39,6 +39,16 @@ struct SessionRecord {
   uint64_t strings_dropped = 0;      // producer: string table full
 };
 
+// Adds the loss counters (dropped_* and strings_dropped) of `from` to `to`.
+inline void AddDrops(const SessionRecord& from, SessionRecord* to) {
+  to->dropped_ring_full += from.dropped_ring_full;
+  to->dropped_no_ring += from.dropped_no_ring;
+  to->dropped_shed += from.dropped_shed;
+  to->dropped_daemon_restart += from.dropped_daemon_restart;
+  to->dropped_invalid += from.dropped_invalid;
+  to->strings_dropped += from.strings_dropped;
+}
+
 }  // namespace optrace::daemon
 
 #endif  // OPTRACE_DAEMON_MODEL_SESSION_RECORD_H_

@@ -4,6 +4,7 @@
 #define OPTRACE_DAEMON_MODEL_SPAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace optrace::daemon {
@@ -30,7 +31,7 @@ struct Span {
   uint64_t parent_op_id = 0;
   int64_t start_ns = 0;        // LAUNCH (COMPLETE for kCompleteWithoutLaunch)
   uint64_t duration_ns = 0;    // LAUNCH to COMPLETE; 0 unless kOk
-  uint64_t device_ns = 0;      // device-measured duration, 0 = none
+  uint64_t device_ns = 0;      // device-measured duration when has_device_ns, else 0
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;
@@ -40,7 +41,22 @@ struct Span {
   uint16_t device = 0;
   uint8_t target = 0;          // abi::TargetKind
   SpanStatus status = SpanStatus::kOk;
+  bool has_device_ns = false;  // the COMPLETE carried a device duration (0 ns included)
 };
+
+// The span's duration when it is known (LAUNCH and COMPLETE paired, 0 ns
+// included); nullopt otherwise.
+inline std::optional<uint64_t> KnownDuration(const Span& span) {
+  if (span.status != SpanStatus::kOk) return std::nullopt;
+  return span.duration_ns;
+}
+
+// The device-measured duration when the producer measured one (0 ns
+// included); nullopt otherwise.
+inline std::optional<uint64_t> KnownDeviceDuration(const Span& span) {
+  if (!span.has_device_ns) return std::nullopt;
+  return span.device_ns;
+}
 
 // A mark or a counter sample.
 struct Instant {
@@ -62,7 +78,7 @@ struct HalfOp {
   int64_t ts_ns = 0;           // CLOCK_REALTIME of this half
   uint64_t raw_ts = 0;         // producer clock, for precise durations
   uint64_t parent_op_id = 0;
-  uint64_t device_ns = 0;
+  uint64_t device_ns = 0;  // COMPLETE: device duration when has_device_ns
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;
@@ -70,6 +86,7 @@ struct HalfOp {
   uint32_t stream = 0;
   uint16_t device = 0;
   uint8_t target = 0;
+  bool has_device_ns = false;  // COMPLETE flagged abi::kFlagDeviceDuration
 };
 
 }  // namespace optrace::daemon

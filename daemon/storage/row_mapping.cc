@@ -177,7 +177,7 @@ Result<Instant> ReadInstant(const SqliteStatement& statement, int first) {
 
 const char* const kHalfOpColumns =
     "op_id, kind, ts_ns, raw_ts, parent_op_id, device_ns, name, tag, srcloc, tid, stream, "
-    "device, target";
+    "device, target, has_device_ns";
 
 void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& h) {
   RowBinder(statement, first)
@@ -193,7 +193,8 @@ void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& h) {
       .Add(h.tid)
       .Add(h.stream)
       .Add(h.device)
-      .Add(h.target);
+      .Add(h.target)
+      .Add(h.has_device_ns);
 }
 
 Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first) {
@@ -212,6 +213,7 @@ Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first) {
   row.Next(&h.stream);
   row.Next(&h.device);
   row.Next(&h.target);
+  row.Next(&h.has_device_ns);
   if (!row.status().ok()) return row.status();
   return h;
 }

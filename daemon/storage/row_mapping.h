@@ -35,7 +35,7 @@ Result<Instant> ReadInstant(const SqliteStatement& statement, int first);
 
 // open_halves: every column but session_id.
 extern const char* const kHalfOpColumns;
-inline constexpr int kHalfOpColumnCount = 13;
+inline constexpr int kHalfOpColumnCount = 14;
 void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& half);
 Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first);
 

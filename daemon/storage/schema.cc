@@ -130,9 +130,18 @@ CREATE TABLE forward_cursor(
   spans_lost_to_retention INTEGER NOT NULL);
 )sql";
 
+// Version 3: an unpaired COMPLETE says whether it carried a device
+// duration, so that a measured 0 ns is not read as "none" once the daemon
+// restarts. Before, 0 meant none.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE open_halves ADD COLUMN has_device_ns INTEGER NOT NULL DEFAULT 0;
+UPDATE open_halves SET has_device_ns = 1 WHERE device_ns != 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
+    {3, kSchemaV3},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

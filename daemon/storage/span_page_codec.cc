@@ -8,7 +8,9 @@
 namespace optrace::daemon::span_page {
 namespace {
 
-constexpr size_t kColumnCount = 14;
+constexpr size_t kColumnCount = 15;
+// The first format version, whose pages lack the has_device_ns column.
+constexpr uint8_t kFormatVersionWithoutDevicePresence = 1;
 constexpr size_t kMaxVarintBytes = 10;
 
 // The byte in front of each column.
@@ -22,11 +24,12 @@ enum class Coding {
   kDelta,  // zigzag(value - previous value), 64-bit wrap-around
 };
 
-// Calls `visit(name, coding, member)` for each column in layout order until
-// it returns false; returns whether every call returned true. The single
-// list both Encode and Decode walk, so that they cannot disagree.
+// Calls `visit(name, coding, member)` for each column of format `version`
+// in layout order until it returns false; returns whether every call
+// returned true. The single list both Encode and Decode walk, so that they
+// cannot disagree.
 template <typename Visit>
-bool ForEachColumn(Visit&& visit) {
+bool ForEachColumn(uint8_t version, Visit&& visit) {
   return visit("start_ns", Coding::kDelta, &Span::start_ns) &&
          visit("duration_ns", Coding::kPlain, &Span::duration_ns) &&
          visit("device_ns", Coding::kPlain, &Span::device_ns) &&
@@ -39,7 +42,9 @@ bool ForEachColumn(Visit&& visit) {
          visit("stream", Coding::kPlain, &Span::stream) &&
          visit("device", Coding::kPlain, &Span::device) &&
          visit("target", Coding::kPlain, &Span::target) &&
-         visit("status", Coding::kPlain, &Span::status);
+         visit("status", Coding::kPlain, &Span::status) &&
+         (version == kFormatVersionWithoutDevicePresence ||
+          visit("has_device_ns", Coding::kPlain, &Span::has_device_ns));
 }
 
 template <typename Field>
@@ -142,7 +147,7 @@ std::string Encode(std::span<const Span> spans) {
   uint8_t* pos = begin;
   *pos++ = kFormatVersion;
   pos = PutVarint(pos, spans.size());
-  ForEachColumn([&](const char*, Coding coding, auto member) {
+  ForEachColumn(kFormatVersion, [&](const char*, Coding coding, auto member) {
     const bool constant =
         !spans.empty() && std::all_of(spans.begin(), spans.end(), [&](const Span& span) {
           return span.*member == spans.front().*member;
@@ -168,8 +173,9 @@ std::string Encode(std::span<const Span> spans) {
 Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
   if (bytes_untrusted.empty()) return Corrupt(0, "empty page");
   const auto version = static_cast<uint8_t>(bytes_untrusted[0]);
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != kFormatVersionWithoutDevicePresence) {
     return Corrupt(0, "format version " + std::to_string(version) + ", expected " +
+                          std::to_string(kFormatVersionWithoutDevicePresence) + " or " +
                           std::to_string(kFormatVersion));
   }
   UntrustedReader reader(bytes_untrusted.substr(1));
@@ -184,7 +190,7 @@ Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
   }
   std::vector<Span> spans(count);
   Status error;
-  ForEachColumn([&](const char* column, Coding coding, auto member) {
+  ForEachColumn(version, [&](const char* column, Coding coding, auto member) {
     using Field = std::remove_reference_t<decltype(spans[0].*member)>;
     const uint64_t max = MaxBits<Field>();
     auto fail = [&](size_t at, const std::string& what) {
@@ -218,6 +224,9 @@ Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
   if (!error.ok()) return error;
   if (reader.remaining() != 0) {
     return Corrupt(offset(), std::to_string(reader.remaining()) + " bytes after the last column");
+  }
+  if (version == kFormatVersionWithoutDevicePresence) {
+    for (Span& span : spans) span.has_device_ns = span.device_ns != 0;
   }
   return spans;
 }

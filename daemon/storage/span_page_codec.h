@@ -1,12 +1,12 @@
 // The columnar encoding of a page of spans (span_pages.data).
 //
-// Layout, version 1 (integers are LEB128 varints):
+// Layout, version 2 (integers are LEB128 varints):
 //   format version (1 byte, kFormatVersion)
 //   span count (at most kMaxSpansPerPage)
 //   then one column after another, in this order: start_ns, duration_ns,
 //   device_ns, op_id, parent_op_id, name, tag, srcloc, launch_tid,
-//   complete_tid, stream, device, target, status. Each column is a mode
-//   byte and then either
+//   complete_tid, stream, device, target, status, has_device_ns. Each
+//   column is a mode byte and then either
 //     kConstant: one value, that of every span (a column that never
 //                changes, such as the stream of a one-stream session), or
 //     kPerValue: `count` values in span order.
@@ -16,6 +16,9 @@
 // every value, extremes included, round-trips exactly; the other columns
 // hold the values themselves. Spans in start order with increasing op ids
 // cost 12 to 18 bytes each, depending on how much their durations vary.
+// Version 1 pages (written before device durations carried their presence)
+// lack the has_device_ns column; they decode with has_device_ns set where
+// device_ns is not 0, which is what 0 meant then.
 #ifndef OPTRACE_DAEMON_STORAGE_SPAN_PAGE_CODEC_H_
 #define OPTRACE_DAEMON_STORAGE_SPAN_PAGE_CODEC_H_
 
@@ -31,7 +34,7 @@
 
 namespace optrace::daemon::span_page {
 
-inline constexpr uint8_t kFormatVersion = 1;
+inline constexpr uint8_t kFormatVersion = 2;
 // The most spans one page holds: this bounds what Decode allocates.
 inline constexpr size_t kMaxSpansPerPage = 65536;
 
@@ -43,9 +46,10 @@ std::string Encode(std::span<const Span> spans);
 // hostile writer): every read is bounds-checked, every value range-checked
 // against its field, and memory use is bounded by kMaxSpansPerPage spans.
 // Errors (kInvalidArgument) name the problem and where it is: an unknown
-// format version, a count above kMaxSpansPerPage, an unknown column mode, a
-// truncated or over-long varint, a value out of its field's range, or bytes
-// left over after the last column. Thread rules: pure.
+// format version (1 and kFormatVersion are known), a count above
+// kMaxSpansPerPage, an unknown column mode, a truncated or over-long
+// varint, a value out of its field's range, or bytes left over after the
+// last column. Thread rules: pure.
 Result<std::vector<Span>> Decode(std::string_view bytes_untrusted);
 
 }  // namespace optrace::daemon::span_page

@@ -146,7 +146,8 @@ class QueryBenchData {
     s.target = i % 2 == 0 ? 2 : 1;
     s.device = static_cast<uint16_t>(i % 4 < 2 ? 0 : 1);
     s.stream = i % 2 == 0 ? 1 : 0;
-    s.device_ns = s.target == 2 ? s.duration_ns - s.duration_ns / 4 : 0;
+    s.has_device_ns = s.target == 2;
+    s.device_ns = s.has_device_ns ? s.duration_ns - s.duration_ns / 4 : 0;
     return s;
   }
 

@@ -89,7 +89,8 @@ class BatchSource {
         span.op_id = i + 1;
         span.parent_op_id = i % 8 == 0 ? 0 : i - i % 8 + 1;  // small op groups
         span.duration_ns = 1000 + rng() % 100'000;
-        span.device_ns = i % 2 == 0 ? span.duration_ns - span.duration_ns / 4 : 0;
+        span.has_device_ns = i % 2 == 0;
+        span.device_ns = span.has_device_ns ? span.duration_ns - span.duration_ns / 4 : 0;
         span.name = static_cast<StringId>(1 + rng() % 50);
         span.tag = span.name + 50;
         span.srcloc = span.name + 100;

@@ -44,6 +44,28 @@ TEST(JsonConvertTest, Span_DeviceAndStatusAsWords) {
   EXPECT_EQ(j["status"], "complete-without-launch");
 }
 
+TEST(JsonConvertTest, Issue16_Durations_ZeroIsANumberUnknownIsNull) {
+  v1::Span span;
+  span.set_status(v1::SPAN_STATUS_OK);
+  span.set_duration_ns(0);
+  span.set_device_duration_ns(0);
+  nlohmann::json j = ToJson(span);
+  EXPECT_EQ(j["duration_ns"], 0);
+  EXPECT_EQ(j["device_duration_ns"], 0);
+  span.clear_duration_ns();
+  span.clear_device_duration_ns();
+  j = ToJson(span);
+  EXPECT_TRUE(j["duration_ns"].is_null()) << j.dump();
+  EXPECT_TRUE(j["device_duration_ns"].is_null()) << j.dump();
+
+  v1::LiveEvent event;
+  event.set_kind(v1::LiveEvent::KIND_COMPLETE);
+  event.set_duration_ns(0);
+  j = ToJson(event);
+  EXPECT_EQ(j["duration_ns"], 0);
+  EXPECT_TRUE(j["device_duration_ns"].is_null()) << j.dump();
+}
+
 TEST(JsonConvertTest, TailItems_TypedObjects) {
   v1::TailResponse event;
   event.mutable_event()->set_kind(v1::LiveEvent::KIND_COMPLETE);

@@ -16,6 +16,9 @@ TEST(StatusRenderTest, Facts_HumanReadable) {
   status.set_default_level(v1::LEVEL_INFO);
   status.mutable_drops()->set_shed(4);
   status.mutable_drops()->set_total(4);
+  status.mutable_all_sessions_drops()->set_ring_full(3'700'000);
+  status.mutable_all_sessions_drops()->set_shed(4);
+  status.mutable_all_sessions_drops()->set_total(3'700'004);
   (*status.mutable_counters())["batches_shed"] = 1;
   (*status.mutable_counters())["level_tampered"] = 0;
   const std::string text = RenderStatus(status, "/run/optrace/optraced.sock", Palette(false));
@@ -24,9 +27,21 @@ TEST(StatusRenderTest, Facts_HumanReadable) {
   EXPECT_NE(text.find("(12.3 MiB)"), std::string::npos) << text;
   EXPECT_NE(text.find("2 running sessions"), std::string::npos) << text;
   EXPECT_NE(text.find("default info"), std::string::npos) << text;
-  EXPECT_NE(text.find("4 events (shed 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("drops      live sessions: 4 events (shed 4)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("           all sessions: 3700004 events (ring_full 3700000, shed 4)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("batches_shed 1"), std::string::npos) << text;
   EXPECT_EQ(text.find("level_tampered"), std::string::npos) << text;  // zero: not listed
+}
+
+TEST(StatusRenderTest, AllSessionsDropsAbsent_SaidToBeUnknownNotNone) {
+  v1::GetStatusResponse status;
+  const std::string text = RenderStatus(status, "/run/optrace/optraced.sock", Palette(false));
+  EXPECT_NE(text.find("drops      live sessions: none\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("           all sessions: unknown (the daemon did not say)\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

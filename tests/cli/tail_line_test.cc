@@ -71,6 +71,36 @@ TEST(TailLineTest, GpuDeviceDuration_Shown) {
             "dur=2.00ms device_dur=1.50ms src=model.cc:17");
 }
 
+TEST(TailLineTest, Issue16_ZeroDurations_ShownAsMeasured) {
+  v1::TailResponse item = Event(v1::LiveEvent::KIND_COMPLETE);
+  item.mutable_event()->set_duration_ns(0);
+  item.mutable_event()->set_device_duration_ns(0);
+  EXPECT_EQ(FormatTailLine(item, true, Palette(false)),
+            "[OP] COMPLETE elementwise [id=40028] target=cpu:0 pid=4242 tag=add_f32_1024 "
+            "dur=0ns device_dur=0ns src=model.cc:17");
+  // Measured, so painted as a whole op, not in the warning colour of half
+  // of one (without -v the duration itself is not in the line).
+  v1::TailResponse longer = Event(v1::LiveEvent::KIND_COMPLETE);
+  longer.mutable_event()->set_duration_ns(10);
+  EXPECT_EQ(FormatTailLine(item, false, Palette(true)),
+            FormatTailLine(longer, false, Palette(true)));
+  EXPECT_NE(FormatTailLine(item, false, Palette(true)),
+            FormatTailLine(Event(v1::LiveEvent::KIND_COMPLETE), false, Palette(true)));
+}
+
+TEST(TailLineTest, Issue16_SpanZeroDurations_ShownAsMeasured) {
+  v1::TailResponse item;
+  v1::Span* span = item.mutable_span();
+  span->set_name("copy");
+  span->set_op_id(8);
+  span->mutable_device()->set_target(v1::TARGET_GPU);
+  span->set_status(v1::SPAN_STATUS_OK);
+  span->set_duration_ns(0);
+  span->set_device_duration_ns(0);
+  EXPECT_EQ(FormatTailLine(item, true, Palette(false)),
+            "[SPAN] copy [id=8] target=gpu:0 dur=0ns session=0 device_dur=0ns");
+}
+
 TEST(TailLineTest, MarkAndCounter_OwnPrefixes) {
   v1::TailResponse mark = Event(v1::LiveEvent::KIND_MARK);
   mark.mutable_event()->set_name("checkpoint");
@@ -92,7 +122,7 @@ TEST(TailLineTest, Span_DurationOrStatus) {
   EXPECT_EQ(FormatTailLine(item, false, Palette(false)),
             "[SPAN] matmul [id=7] target=gpu:0 dur=1.23ms");
   span->set_status(v1::SPAN_STATUS_INCOMPLETE);
-  span->set_duration_ns(0);
+  span->clear_duration_ns();  // unknown: the daemon sends none
   EXPECT_EQ(FormatTailLine(item, false, Palette(false)),
             "[SPAN] matmul [id=7] target=gpu:0 status=incomplete");
 }

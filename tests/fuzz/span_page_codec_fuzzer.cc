@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Span& a = spans.value()[i];
     const Span& b = round.value()[i];
     if (a.op_id != b.op_id || a.start_ns != b.start_ns || a.duration_ns != b.duration_ns ||
-        a.name != b.name || a.status != b.status) {
+        a.name != b.name || a.status != b.status || a.has_device_ns != b.has_device_ns) {
       std::abort();
     }
   }

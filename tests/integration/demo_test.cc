@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 #include <regex>
 #include <set>
+#include <string>
 
 #include "daemon_process.h"
 #include "model/span.h"
@@ -115,6 +118,50 @@ TEST_F(DemoTest, Unfused_TwoLayersThreeSteps_EveryOpStoredNamedTaggedPaired) {
   ExpectSteps(*s, kUnfusedStep, 3);
   // Dynamic shapes are in the tags: hidden 256 -> 1024 on a batch of 16.
   EXPECT_EQ(s->text.at(s->spans[1].tag), "matmul_16x1024x256_f32");
+}
+
+// The line `n` (1-based) of the source file `path` of this checkout.
+std::string SourceLine(const std::string& path, size_t n) {
+  std::ifstream in(std::string(OPTRACE_SOURCE_DIR) + "/" + path);
+  std::string line;
+  for (size_t i = 0; i < n && std::getline(in, line); ++i) {
+  }
+  return line;
+}
+
+// Issue 16: every op carried the line where the backend built its sites.
+TEST_F(DemoTest, Issue16_SourceLocations_TheModelLinesThatIssuedEachOp) {
+  const auto s = RunDemo({"--mode", "unfused", "--layers", "2", "--steps", "2"});
+  ASSERT_TRUE(s.has_value()) << daemon_.log();
+  ASSERT_EQ(s->spans.size(), kUnfusedStep.size() * 2);
+  // The backend entry point each op name can come from.
+  const std::map<std::string, std::vector<std::string>> calls = {
+      {"rms_norm", {"RmsNorm("}},
+      {"matmul", {"Matmul("}},
+      {"softmax", {"Softmax("}},
+      {"elementwise", {"Gelu(", "Add(", "Mul("}},
+  };
+  const std::regex model_line(R"(^(.*/)?(kernels/demo/mlp_model\.cc):([0-9]+)$)");
+  std::set<std::string> distinct;
+  for (size_t i = 0; i < s->spans.size(); ++i) {
+    const std::string name = s->text.at(s->spans[i].name);
+    const std::string src = s->text.at(s->spans[i].srcloc);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(src, m, model_line)) << "op " << i << " " << name << ": " << src;
+    const std::string code = SourceLine(m[2], std::stoul(m[3]));
+    const auto& methods = calls.at(name);
+    EXPECT_TRUE(
+        code.find("backend_.") != std::string::npos &&
+        std::any_of(methods.begin(), methods.end(),
+                    [&](const std::string& c) { return code.find(c) != std::string::npos; }))
+        << "op " << i << " " << name << " at " << src << ": '" << code << "'";
+    distinct.insert(src);
+  }
+  // Layer 2 runs the lines of layer 1; the head has lines of its own: 5
+  // layer call sites and 3 head call sites.
+  EXPECT_EQ(distinct.size(), 8u);
+  EXPECT_EQ(s->spans[0].srcloc, s->spans[5].srcloc);
+  EXPECT_NE(s->spans[0].srcloc, s->spans[10].srcloc);
 }
 
 TEST_F(DemoTest, Fused_SameChecksumFewerOps) {

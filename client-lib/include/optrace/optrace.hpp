@@ -145,6 +145,13 @@ OPTRACE_EXPORT const char* SegmentNameOrEmpty() noexcept;
 // optional static tag and source location. Declare it `static` (or keep it
 // in a long-lived dispatch object): it caches its interned ids. The strings
 // must outlive the site (string literals do). Thread-safe.
+// `location` is the source location of every op of the site. The default
+// is where the site is constructed: right for a site declared at the line
+// that issues its ops (OPTRACE_SCOPED_OP does that). A site built anywhere
+// else (in a loop, through std::make_unique, by a factory) must be given
+// the location of the code that issues its ops, e.g. a
+// std::source_location defaulted at the caller of the op-issuing function
+// and one site per such location (kernels/backend.h does that).
 class OpSite {
  public:
   explicit OpSite(const char* name, const char* tag = nullptr,

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -83,31 +84,47 @@ ClockConverter::ClockConverter(const SegmentGeometry& g)
       created_monotonic_ns_(g.created_monotonic_ns),
       created_realtime_ns_(g.created_realtime_ns) {}
 
-double ClockConverter::ticks_per_ns() const {
-  if (clock_id_ == abi::ClockId::kMonotonicNs) return 1.0;
-  // The producer may declare its rate; otherwise use our own calibration
-  // (the TSC is one clock for the whole machine).
-  if (ticks_per_sec_ != 0) return static_cast<double>(ticks_per_sec_) / 1e9;
-  return TscTicksPerNs();
+int64_t ClockConverter::TicksToNs(int64_t ticks) const {
+  if (clock_id_ == abi::ClockId::kMonotonicNs) return ticks;
+  if (ticks_per_sec_ != 0) {
+    // A declared rate converts exactly: round(ticks * 1e9 / rate), with the
+    // product in 128 bits (it overflows 64 for offsets above ~18 s at GHz).
+    __extension__ using Int128 = __int128;
+    const Int128 scaled = Int128{ticks} * 1000000000;
+    const Int128 rate = static_cast<Int128>(ticks_per_sec_);
+    const Int128 half = rate / 2;
+    const Int128 ns = scaled >= 0 ? (scaled + half) / rate : (scaled - half) / rate;
+    // A slow declared rate can scale past 64 bits: saturate.
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (ns > kMax) return kMax;
+    if (ns < -kMax) return -kMax;
+    return static_cast<int64_t>(ns);
+  }
+  // Our own calibration (the TSC is one clock for the whole machine): only
+  // the offset goes through double, never the 1.8e18 ns anchor.
+  return std::llround(static_cast<double>(ticks) / TscTicksPerNs());
+}
+
+uint64_t ClockConverter::SinceCreation(uint64_t anchor_ns, uint64_t ts) const {
+  const int64_t offset_ns = TicksToNs(static_cast<int64_t>(ts - created_ts_));
+  // Two's complement: adding the offset's bits adds a negative offset too.
+  const auto offset_bits = static_cast<uint64_t>(offset_ns);
+  if (offset_ns < 0 && 0 - offset_bits > anchor_ns) return 0;
+  return anchor_ns + offset_bits;
 }
 
 uint64_t ClockConverter::ToMonotonicNs(uint64_t ts) const {
-  const double offset_ns =
-      static_cast<double>(static_cast<int64_t>(ts - created_ts_)) / ticks_per_ns();
-  const double mono = static_cast<double>(created_monotonic_ns_) + offset_ns;
-  return mono <= 0 ? 0 : static_cast<uint64_t>(std::llround(mono));
+  return SinceCreation(created_monotonic_ns_, ts);
 }
 
 uint64_t ClockConverter::ToRealtimeNs(uint64_t ts) const {
-  const double offset_ns =
-      static_cast<double>(static_cast<int64_t>(ts - created_ts_)) / ticks_per_ns();
-  const double real = static_cast<double>(created_realtime_ns_) + offset_ns;
-  return real <= 0 ? 0 : static_cast<uint64_t>(std::llround(real));
+  return SinceCreation(created_realtime_ns_, ts);
 }
 
 uint64_t ClockConverter::DurationNs(uint64_t begin_ts, uint64_t end_ts) const {
   if (end_ts <= begin_ts) return 0;
-  return static_cast<uint64_t>(std::llround(static_cast<double>(end_ts - begin_ts) / ticks_per_ns()));
+  const int64_t ns = TicksToNs(static_cast<int64_t>(end_ts - begin_ts));
+  return ns < 0 ? 0 : static_cast<uint64_t>(ns);
 }
 
 }  // namespace optrace::reader

@@ -39,6 +39,29 @@ TEST(ProtoConvertTest, Span_EveryField_Copied) {
   EXPECT_EQ(out.status(), v1::SPAN_STATUS_OK);
 }
 
+TEST(ProtoConvertTest, Issue16_ZeroDurations_PresentAndUnknownOnesAbsent) {
+  const StringLookup lookup = [](StringId) -> const std::string& {
+    static const std::string none;
+    return none;
+  };
+  Span zero = testing::MakeSpan(1, 100, 1, 0);
+  zero.device_ns = 0;
+  zero.has_device_ns = true;
+  v1::Span out;
+  ToProto(zero, 9, lookup, &out);
+  EXPECT_TRUE(out.has_duration_ns());
+  EXPECT_EQ(out.duration_ns(), 0u);
+  EXPECT_TRUE(out.has_device_duration_ns());
+  EXPECT_EQ(out.device_duration_ns(), 0u);
+
+  Span lone = testing::MakeSpan(2, 100, 1, 0, SpanStatus::kCompleteWithoutLaunch);
+  lone.has_device_ns = false;
+  out.Clear();
+  ToProto(lone, 9, lookup, &out);
+  EXPECT_FALSE(out.has_duration_ns());
+  EXPECT_FALSE(out.has_device_duration_ns());
+}
+
 TEST(ProtoConvertTest, Session_DropsTotalIsTheSumOfEventLosses) {
   SessionRecord record = testing::MakeSession(3, SessionState::kCrashed, 100, 200);
   record.dropped_ring_full = 1;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -96,7 +97,10 @@ class SessionExportTest : public ::testing::Test {
       s.parent_op_id = op > 1 ? op - 1 : 0;
       s.start_ns = kStart + static_cast<int64_t>(op) * 1'000'123;
       s.duration_ns = status == SpanStatus::kOk ? 1000 + op * 777 : 0;
-      s.device_ns = target == kGpu ? s.duration_ns / 2 : 0;
+      // GPU ops measured on the device, a duplicate's 0 ns included; an
+      // incomplete one never finished there.
+      s.has_device_ns = target == kGpu && status != SpanStatus::kIncomplete;
+      s.device_ns = s.has_device_ns ? s.duration_ns / 2 : 0;
       s.name = name;
       s.tag = tag;
       s.srcloc = src;
@@ -221,7 +225,11 @@ TEST_F(SessionExportTest, ChromeJson_EverySpanOnceOnItsTrackWithTimesInMicroseco
     EXPECT_EQ(e["args"]["parent_op_id"], s.parent_op_id);
     EXPECT_EQ(e["args"]["tag"], kTrickyTag);
     EXPECT_EQ(e["args"]["src"], "model.py:7");
-    EXPECT_EQ(e["args"]["device_duration_ns"], s.device_ns);
+    if (s.has_device_ns) {
+      EXPECT_EQ(e["args"]["device_duration_ns"], s.device_ns);
+    } else {
+      EXPECT_FALSE(e["args"].contains("device_duration_ns")) << "unknown: left out";
+    }
     EXPECT_EQ(e["args"]["status"], std::string(SpanStatusName(s.status)));
     EXPECT_NEAR(e["ts"].get<double>(), Micros(s.start_ns - kStart), 1e-6);
     const std::string track = track_names[e["tid"]];
@@ -343,8 +351,9 @@ TEST_F(SessionExportTest, Csv_HeaderAndOneQuotedRowPerSpan) {
     EXPECT_EQ(row[7], std::to_string(s.device));
     EXPECT_EQ(row[8], std::to_string(s.stream));
     EXPECT_EQ(row[9], std::to_string(s.start_ns));
-    EXPECT_EQ(row[10], std::to_string(s.duration_ns));
-    EXPECT_EQ(row[11], std::to_string(s.device_ns));
+    // Unknown durations are empty fields; measured ones (0 included) numbers.
+    EXPECT_EQ(row[10], s.status == SpanStatus::kOk ? std::to_string(s.duration_ns) : "");
+    EXPECT_EQ(row[11], s.has_device_ns ? std::to_string(s.device_ns) : "");
     EXPECT_EQ(row[12], std::to_string(s.launch_tid));
     EXPECT_EQ(row[13], std::to_string(s.complete_tid));
     EXPECT_EQ(row[14], std::string(SpanStatusName(s.status)));
@@ -401,6 +410,17 @@ TEST_F(SessionExportTest, Sqlite_FileWithSessionSpansAndInstantsAsText) {
               for (const Span& s : spans_) total += s.target == kGpu ? s.duration_ns : 0;
               return total;
             }())});
+  const auto count = [&](auto&& predicate) {
+    return std::to_string(std::count_if(spans_.begin(), spans_.end(), predicate));
+  };
+  EXPECT_EQ(
+      QueryColumn(path, "SELECT count(*) FROM spans WHERE duration_ns IS NULL"),
+      std::vector<std::string>{count([](const Span& s) { return s.status != SpanStatus::kOk; })});
+  EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns IS NULL"),
+            std::vector<std::string>{count([](const Span& s) { return !s.has_device_ns; })});
+  EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns = 0"),
+            std::vector<std::string>{
+                count([](const Span& s) { return s.has_device_ns && s.device_ns == 0; })});
   EXPECT_EQ(QueryColumn(path, "SELECT kind || ':' || name || ':' || value FROM instants"),
             (std::vector<std::string>{"mark:epoch 1:0", "counter:mem_bytes:12345"}));
 }

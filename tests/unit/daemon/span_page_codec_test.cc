@@ -145,12 +145,55 @@ TEST(SpanPageCodecTest, Malicious_VarintOverflowing64Bits_Error) {
 
 TEST(SpanPageCodecTest, Malicious_StatusOutOfRange_ErrorNamesColumn) {
   std::string page = span_page::Encode(std::vector<Span>{MakeSpan(1, 1)});
-  page.back() = 4;  // status is the last (constant) column; 4 is no SpanStatus
+  // The last two columns are constant (mode byte, value): status, then
+  // has_device_ns. 4 is no SpanStatus.
+  page[page.size() - 3] = 4;
   Result<std::vector<Span>> decoded = span_page::Decode(page);
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("column status: value 4 of span 0 exceeds 3"),
             std::string::npos)
       << decoded.status().message();
+}
+
+TEST(SpanPageCodecTest, Malicious_DevicePresenceNotABool_ErrorNamesColumn) {
+  std::string page = span_page::Encode(std::vector<Span>{MakeSpan(1, 1)});
+  page.back() = 2;
+  Result<std::vector<Span>> decoded = span_page::Decode(page);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("column has_device_ns: value 2 of span 0 exceeds 1"),
+            std::string::npos)
+      << decoded.status().message();
+}
+
+TEST(SpanPageCodecTest, Issue16_MeasuredZeroDeviceDuration_KeepsItsPresence) {
+  Span measured = MakeSpan(1, 1);
+  measured.device_ns = 0;
+  measured.has_device_ns = true;
+  Span none = MakeSpan(2, 2);
+  none.device_ns = 0;
+  none.has_device_ns = false;
+  const std::vector<Span> decoded = RoundTrip({measured, none});
+  ASSERT_EQ(decoded.size(), 2u);
+  EXPECT_TRUE(decoded[0].has_device_ns);
+  EXPECT_FALSE(decoded[1].has_device_ns);
+}
+
+TEST(SpanPageCodecTest, Version1Page_DeviceDurationPresentWhereNotZero) {
+  // A version 1 page is a version 2 page without its last column: here
+  // per-value (mode byte and one byte per span).
+  Span with = MakeSpan(1, 1);
+  with.device_ns = 5;
+  with.has_device_ns = true;
+  Span without = MakeSpan(2, 2);
+  without.device_ns = 0;
+  without.has_device_ns = false;
+  std::string page = span_page::Encode(std::vector<Span>{with, without});
+  ASSERT_EQ(page.substr(page.size() - 3), std::string("\x00\x01\x00", 3));
+  page.resize(page.size() - 3);
+  page[0] = 1;
+  Result<std::vector<Span>> decoded = span_page::Decode(page);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value(), (std::vector<Span>{with, without}));
 }
 
 TEST(SpanPageCodecTest, Malicious_DeltaLeavesUint32Range_Error) {

@@ -107,7 +107,8 @@ class SpanQueriesTest : public ::testing::Test {
                  : i % 17 == 8 ? SpanStatus::kDuplicate
                                : SpanStatus::kOk;
       s.duration_ns = s.status == SpanStatus::kOk ? 1000 + (i * 7919) % 50'000 : 0;
-      s.device_ns = s.target == kGpu ? s.duration_ns / 2 : 0;
+      s.has_device_ns = s.target == kGpu;
+      s.device_ns = s.has_device_ns ? s.duration_ns / 2 : 0;
       s.launch_tid = s.status == SpanStatus::kCompleteWithoutLaunch ? 0 : 100 + i % 3;
       s.complete_tid = s.status == SpanStatus::kIncomplete ? 0 : 200 + i % 3;
       (i < kRegularSpans / 2 ? first : second).push_back(s);

@@ -135,7 +135,8 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
         "ALTER TABLE span_pages_v1 RENAME TO span_pages",
         "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
         "last_start_ns)",
-        "DELETE FROM sqlite_sequence", "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}) {
+        "ALTER TABLE open_halves DROP COLUMN has_device_ns", "DELETE FROM sqlite_sequence",
+        "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}) {
     ASSERT_EQ(QueryColumn(path_, sql), std::vector<std::string>{}) << sql;
   }
   auto store = Open();
@@ -146,6 +147,10 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
             std::vector<std::string>{"1,2"});
   EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM forward_cursor"),
             std::vector<std::string>{"0"});
+  EXPECT_EQ(QueryColumn(path_,
+                        "SELECT count(*) FROM pragma_table_info('open_halves') "
+                        "WHERE name = 'has_device_ns'"),
+            std::vector<std::string>{"1"});
   EXPECT_NE(QueryColumn(path_, "SELECT sql FROM sqlite_schema WHERE name = 'span_pages'")[0].find(
                 "AUTOINCREMENT"),
             std::string::npos);
@@ -291,6 +296,33 @@ TEST_F(SpanStoreTest, Submit_SessionUpsertedAgain_CountersReplaced) {
   ASSERT_TRUE(store->Flush(10'000));
   auto reader = OpenReader(path_);
   EXPECT_EQ(reader->ListSessions().value(), std::vector<SessionRecord>{record});
+}
+
+// A database of schema version 2, whose unpaired halves said "no device
+// duration" with device_ns 0: migrated, each keeps what it said.
+TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurations) {
+  HalfOp timed = MakeHalf(15, kComplete);
+  timed.device_ns = 40;
+  timed.has_device_ns = true;
+  HalfOp untimed = MakeHalf(16, kComplete);
+  untimed.device_ns = 0;
+  untimed.has_device_ns = false;
+  {
+    auto store = Open();
+    StoreBatch batch;
+    batch.sequence = 1;
+    batch.halves_opened = {{1, {timed, untimed}}};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  for (const char* sql : {"ALTER TABLE open_halves DROP COLUMN has_device_ns",
+                          "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}) {
+    ASSERT_EQ(QueryColumn(path_, sql), std::vector<std::string>{}) << sql;
+  }
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto reader = OpenReader(path_);
+  EXPECT_EQ(reader->OpenHalves(1).value(), (std::vector<HalfOp>{timed, untimed}));
 }
 
 TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {

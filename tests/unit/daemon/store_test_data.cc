@@ -11,14 +11,15 @@ namespace {
 
 auto Fields(const Span& s) {
   return std::tie(s.op_id, s.parent_op_id, s.start_ns, s.duration_ns, s.device_ns, s.name, s.tag,
-                  s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target, s.status);
+                  s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target, s.status,
+                  s.has_device_ns);
 }
 auto Fields(const Instant& i) {
   return std::tie(i.ts_ns, i.parent_op_id, i.value, i.name, i.tag, i.tid, i.kind, i.level);
 }
 auto Fields(const HalfOp& h) {
   return std::tie(h.op_id, h.kind, h.ts_ns, h.raw_ts, h.parent_op_id, h.device_ns, h.name, h.tag,
-                  h.srcloc, h.tid, h.stream, h.device, h.target);
+                  h.srcloc, h.tid, h.stream, h.device, h.target, h.has_device_ns);
 }
 auto Fields(const SessionRecord& r) {
   return std::tie(r.id, r.segment_name, r.pid, r.uid, r.executable, r.command_line, r.label,
@@ -42,7 +43,7 @@ void PrintTo(const Span& s, std::ostream* os) {
       << s.duration_ns << " dev_ns " << s.device_ns << " name " << s.name << " tag " << s.tag
       << " src " << s.srcloc << " tids " << s.launch_tid << "/" << s.complete_tid << " stream "
       << s.stream << " device " << s.device << " target " << int{s.target} << " "
-      << SpanStatusName(s.status) << "}";
+      << SpanStatusName(s.status) << (s.has_device_ns ? " has_dev_ns" : "") << "}";
 }
 
 void PrintTo(const SessionRecord& r, std::ostream* os) {
@@ -63,6 +64,7 @@ Span MakeSpan(uint64_t op_id, int64_t start_ns, daemon::StringId name, uint64_t 
   s.start_ns = start_ns;
   s.duration_ns = status == SpanStatus::kOk ? duration_ns : 0;
   s.device_ns = duration_ns / 2;
+  s.has_device_ns = true;
   s.name = name;
   s.tag = name + 100;
   s.srcloc = name + 200;
@@ -116,6 +118,7 @@ std::vector<Span> RandomSpans(std::mt19937_64& rng, size_t count) {
     s.device = RandomField<uint16_t>(rng);
     s.target = RandomField<uint8_t>(rng);
     s.status = static_cast<SpanStatus>(rng() % 4);
+    s.has_device_ns = rng() % 2 == 0;
   }
   return spans;
 }
@@ -147,6 +150,7 @@ HalfOp MakeHalf(uint64_t op_id, uint8_t kind) {
   h.raw_ts = op_id * 3;
   h.parent_op_id = op_id / 2;
   h.device_ns = op_id % 7;
+  h.has_device_ns = op_id % 2 == 0;  // a measured 0 ns included (op 14, ...)
   h.name = 5;
   h.tag = 6;
   h.srcloc = 7;

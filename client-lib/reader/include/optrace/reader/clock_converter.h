@@ -17,6 +17,11 @@ double TscTicksPerNs();
 void RefineTscRate();
 
 // Per-segment conversion anchored at the segment's creation instant.
+// The anchors are added in integer arithmetic, so a converted time is exact
+// to the nanosecond of its offset from creation: monotonic-ns segments and
+// segments that declare their tick rate convert exactly (64 by 128-bit
+// products); a calibrated TSC converts its offset in double, within half a
+// nanosecond for offsets below 2^52 ns (52 days).
 // Thread rules: a value type; reads the process-wide TSC rate.
 class ClockConverter {
  public:
@@ -31,7 +36,10 @@ class ClockConverter {
   uint64_t DurationNs(uint64_t begin_ts, uint64_t end_ts) const;
 
  private:
-  double ticks_per_ns() const;
+  // Signed ticks to nanoseconds, rounded to the nearest.
+  int64_t TicksToNs(int64_t ticks) const;
+  // `anchor_ns` plus the nanoseconds of `ts` since creation, clamped at 0.
+  uint64_t SinceCreation(uint64_t anchor_ns, uint64_t ts) const;
   abi::ClockId clock_id_;
   uint64_t ticks_per_sec_;
   uint64_t created_ts_;
