@@ -9,7 +9,7 @@
 #include "daemon_process.h"
 #include "model/span.h"
 #include "optrace/abi.h"
-#include "storage/span_reader.h"
+#include "store_view.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 
@@ -17,10 +17,10 @@ namespace optrace {
 namespace {
 
 using namespace std::chrono_literals;
-using daemon::SessionRecord;
 using daemon::SessionState;
 using daemon::Span;
 using daemon::SpanStatus;
+using testing::StoredSession;
 
 // The ops of one step of a 2-layer model, in launch order.
 const std::vector<std::string> kUnfusedStep = {
@@ -33,64 +33,39 @@ const std::vector<std::string> kFusedStep = {
     "matmul",      "elementwise",       "fused_rms_norm_matmul",
     "softmax"};
 
-struct Stored {
-  SessionRecord record;
-  std::vector<Span> spans;  // by op id (launch order on the one thread)
-  std::map<daemon::StringId, std::string> text;
-};
-
 class DemoTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(daemon_.Start()) << daemon_.log(); }
 
-  // Runs the demo traced and returns its stored session once ended.
-  std::optional<Stored> RunDemo(std::vector<std::string> args) {
+  // Runs the demo traced and returns its stored session once ended, its
+  // spans by op id (launch order on the one thread).
+  std::optional<StoredSession> RunDemo(std::vector<std::string> args) {
     std::vector<std::string> argv = {OPTRACE_DEMO};
     argv.insert(argv.end(), args.begin(), args.end());
     testing::Subprocess demo(argv, {{"OPTRACE_LEVEL", "trace"}});
     if (!demo.Wait(60s)) return std::nullopt;
     checksum_line_ = demo.stdout_text();
-    std::optional<Stored> out;
-    testing::WaitUntil(
-        [&] {
-          auto reader = daemon::SpanReader::Open(daemon_.db_path());
-          if (!reader.ok()) return false;
-          auto sessions = reader.value()->ListSessions();
-          if (!sessions.ok()) return false;
-          for (const SessionRecord& r : sessions.value()) {
-            if (r.pid != static_cast<uint32_t>(demo.pid()) || r.state == SessionState::kRunning)
-              continue;
-            Stored s{r, {}, {}};
-            reader.value()->ForEachSpan(r.id, INT64_MIN, INT64_MAX, [&](const Span& span) {
-              s.spans.push_back(span);
-              return true;
-            });
-            const auto strings = reader.value()->LoadStrings();
-            if (!strings.ok()) return false;
-            for (const auto& [id, text] : strings.value()) s.text[id] = text;
-            std::sort(s.spans.begin(), s.spans.end(),
-                      [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
-            out = std::move(s);
-            return true;
-          }
-          return false;
-        },
-        20s);
-    return out;
+    std::optional<StoredSession> stored =
+        testing::WaitForStoredSession(daemon_.db_path(), static_cast<uint32_t>(demo.pid()), 20s);
+    if (stored) {
+      std::sort(stored->spans.begin(), stored->spans.end(),
+                [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
+    }
+    return stored;
   }
 
-  void ExpectSteps(const Stored& s, const std::vector<std::string>& step, int steps) {
+  void ExpectSteps(const StoredSession& s, const std::vector<std::string>& step, int steps) {
     ASSERT_EQ(s.spans.size(), step.size() * static_cast<size_t>(steps));
     const std::regex tag_format(R"(^[a-z_]+_[0-9x]+(_[0-9x]+)*_f32$)");
     for (size_t i = 0; i < s.spans.size(); ++i) {
       const Span& span = s.spans[i];
-      const std::string name = s.text.at(span.name);
+      const std::string name = s.strings.at(span.name);
       EXPECT_EQ(name, step[i % step.size()]) << "op " << i;
       EXPECT_EQ(span.status, SpanStatus::kOk);
       EXPECT_EQ(span.target, static_cast<uint8_t>(abi::TargetKind::kCpu));
       EXPECT_EQ(span.device, 0);
       EXPECT_EQ(span.launch_tid, span.complete_tid);
-      const std::string tag = s.text.at(span.tag);
+      const std::string tag = s.strings.at(span.tag);
       EXPECT_TRUE(std::regex_match(tag, tag_format)) << tag;
       EXPECT_EQ(tag.rfind(name == "elementwise" ? "elementwise_" : name + "_", 0), 0u) << tag;
     }
@@ -107,7 +82,7 @@ TEST_F(DemoTest, Unfused_TwoLayersThreeSteps_EveryOpStoredNamedTaggedPaired) {
   EXPECT_EQ(s->record.state, SessionState::kExited);
   ExpectSteps(*s, kUnfusedStep, 3);
   // Dynamic shapes are in the tags: hidden 256 -> 1024 on a batch of 16.
-  EXPECT_EQ(s->text.at(s->spans[1].tag), "matmul_16x1024x256_f32");
+  EXPECT_EQ(s->strings.at(s->spans[1].tag), "matmul_16x1024x256_f32");
 }
 
 TEST_F(DemoTest, Fused_SameChecksumFewerOps) {
@@ -128,7 +103,7 @@ TEST_F(DemoTest, CrashAfter5_SessionCrashedWithExactlyTheFifthOpIncomplete) {
   ASSERT_EQ(s->spans.size(), 5u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(s->spans[i].status, SpanStatus::kOk);
   EXPECT_EQ(s->spans[4].status, SpanStatus::kIncomplete);
-  EXPECT_EQ(s->text.at(s->spans[4].name), kUnfusedStep[4]);
+  EXPECT_EQ(s->strings.at(s->spans[4].name), kUnfusedStep[4]);
   EXPECT_EQ(s->record.open_ops, 1u);
 }
 
