@@ -5,12 +5,10 @@
 
 #include "common/level_names.h"
 #include "common/op_line.h"
+#include "optrace/v1/level_numbers.h"
 
 namespace optrace::cli {
 namespace {
-
-// The proto's levels are the ABI's shifted by one: 0 means "unspecified".
-constexpr int kProtoLevelOffset = 1;
 
 template <typename Enum, size_t N>
 std::optional<Enum> FindWord(const std::array<std::pair<std::string_view, Enum>, N>& words,
@@ -72,13 +70,13 @@ constexpr std::array<std::pair<std::string_view, v1::ExportFormat>, 4> kExportFo
 
 std::string_view LevelWord(v1::Level level) {
   if (level == v1::LEVEL_UNSPECIFIED) return "-";
-  return LevelName(static_cast<abi::LevelValue>(static_cast<int>(level) - kProtoLevelOffset));
+  return LevelName(static_cast<abi::LevelValue>(static_cast<int>(level) - v1::kLevelOffset));
 }
 
 std::optional<v1::Level> ParseLevelWord(std::string_view text) {
   const std::optional<abi::LevelValue> level = ParseLevel(text);
   if (!level) return std::nullopt;
-  return static_cast<v1::Level>(static_cast<int>(*level) + kProtoLevelOffset);
+  return static_cast<v1::Level>(static_cast<int>(*level) + v1::kLevelOffset);
 }
 
 abi::TargetKind ToTargetKind(v1::Target target) {

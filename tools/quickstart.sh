@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 deploy/install-deps.sh
-tools/build.sh
+# Only what this script runs: the daemon, the CLI and the demo runtime
+# (with liboptrace); tools/run-tests.sh builds the rest.
+tools/build.sh optraced optrace-cli optrace-demo
 
 optrace=build/cli/optrace
 optraced=build/daemon/optraced

@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "optrace/detail/fast_path.h"
+#include "common/clock_now.h"
 #include "common/process_info.h"
 #include "common/segment_name.h"
 
@@ -38,12 +39,6 @@ uint64_t RandomNonce() {
             static_cast<uint64_t>(::getpid()) << 32;
   }
   return nonce;
-}
-
-uint64_t ClockNs(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 void CopyPadded(char* dst, size_t dst_bytes, const std::string& src) {
@@ -133,8 +128,8 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   h.clock_ticks_per_sec = 1000000000ULL;
 #endif
   h.created_ts = detail::Now();
-  h.created_monotonic_ns = ClockNs(CLOCK_MONOTONIC);
-  h.created_realtime_ns = ClockNs(CLOCK_REALTIME);
+  h.created_monotonic_ns = ClockNowNs(CLOCK_MONOTONIC);
+  h.created_realtime_ns = ClockNowNs(CLOCK_REALTIME);
   CopyPadded(h.session_label, sizeof h.session_label, options.session_label);
   CopyPadded(h.executable, sizeof h.executable, ProcessExecutable(pid));
   const std::string cmdline = ProcessCommandLine(pid, abi::kCommandLineBytes - 1);

@@ -9,6 +9,7 @@
 #include "api/proto_convert.h"
 #include "api/session_export.h"
 #include "api/span_queries.h"
+#include "common/clock_now.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
@@ -54,12 +55,6 @@ Result<QueryPage> LocalQueryOps(const std::string& db_path, const v1::QueryOpsRe
   auto reader = ThreadReader(db_path);
   if (!reader.ok()) return reader.status();
   return daemon::QueryOps(*reader.value(), request);
-}
-
-int64_t RealtimeNs() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 void FillOpenOp(const HalfOp& h, const std::string& name, const std::string& tag,
@@ -254,7 +249,7 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
     const auto open = ctx_.drain->OpenOps(record.id);
     if (!open) return DrainBusy();
     if (*open) {
-      const int64_t now = RealtimeNs();
+      const auto now = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
       for (const OpenOpView& op : **open) {
         FillOpenOp(op.launch, op.name, op.tag, op.srcloc, now, response->add_open_ops());
       }

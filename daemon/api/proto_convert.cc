@@ -1,12 +1,12 @@
 #include "api/proto_convert.h"
 
+#include "optrace/v1/level_numbers.h"
+
 namespace optrace::daemon {
-namespace {
 
-// The proto's Level numbers are the ABI's plus one (0 is "unspecified").
-constexpr int kLevelProtoOffset = 1;
-
-}  // namespace
+static_assert(static_cast<int>(v1::LEVEL_TRACE) ==
+                  static_cast<int>(abi::LevelValue::kTrace) + v1::kLevelOffset,
+              "every level of the proto is the ABI's plus the offset");
 
 void ToProto(const Span& span, SessionId session, const StringLookup& strings, v1::Span* out) {
   out->set_session_id(session);
@@ -96,11 +96,11 @@ v1::SessionState StateToProto(SessionState state) {
 v1::Level LevelToProto(abi::LevelValue level) {
   const int value = static_cast<int>(level);
   if (value > abi::kMaxLevel) return v1::LEVEL_UNSPECIFIED;
-  return static_cast<v1::Level>(value + kLevelProtoOffset);
+  return static_cast<v1::Level>(value + v1::kLevelOffset);
 }
 
 std::optional<abi::LevelValue> LevelFromProto(v1::Level level) {
-  const int value = static_cast<int>(level) - kLevelProtoOffset;
+  const int value = static_cast<int>(level) - v1::kLevelOffset;
   if (value < 0 || value > abi::kMaxLevel) return std::nullopt;
   return static_cast<abi::LevelValue>(value);
 }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/clock_now.h"
 #include "common/segment_name.h"
 #include "log/log.h"
 #include "optrace/reader/clock_converter.h"
@@ -26,12 +27,6 @@ constexpr uint64_t kRefineTscNs = 10'000 * kMs;
 constexpr uint64_t kWatcherTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kFirstSessionTag = 2;
-
-uint64_t ClockNs(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // What a shed batch held for one session, kept aside before Submit (which
 // consumes the batch) so that a refusal can be accounted for.
@@ -110,7 +105,7 @@ void DrainLoop::Run() {
   for (const std::string& name : watcher_->Scan()) TryAttach(name);
   FinalizeOrphans();
   int interval_ms = options_.min_interval_ms;
-  last_cut_ns_ = ClockNs(CLOCK_MONOTONIC);
+  last_cut_ns_ = ClockNowNs(CLOCK_MONOTONIC);
   epoll_event events[64];
   while (!stop_.load()) {
     const int n = ::epoll_wait(epoll_fd_, events, 64, interval_ms);
@@ -127,7 +122,7 @@ void DrainLoop::Run() {
         exited_.insert(tag - kFirstSessionTag);
       }
     }
-    const uint64_t now = ClockNs(CLOCK_MONOTONIC);
+    const uint64_t now = ClockNowNs(CLOCK_MONOTONIC);
     bool drained_any = false;
     DrainAll(now, &drained_any);
     FinishExited(now);
@@ -217,7 +212,7 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, session->pidfd(), &ev);
   }
   session->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()),
-                                         ClockNs(CLOCK_MONOTONIC));
+                                         ClockNowNs(CLOCK_MONOTONIC));
   UpdateLevel(*session);
   // A producer that died while no daemon ran: ingest it as it is.
   if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
@@ -244,7 +239,7 @@ void DrainLoop::FinalizeOrphans() {
     batch.sequence = next_sequence_++;
     SessionRecord record = r;
     record.state = SessionState::kCrashed;
-    record.end_ns = static_cast<int64_t>(ClockNs(CLOCK_REALTIME));
+    record.end_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
     record.open_ops = correlator.stats().incomplete;
     record.spans += out.spans.size();
     batch.sessions.push_back(record);
@@ -286,7 +281,7 @@ void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
 
 void DrainLoop::FinishExited(uint64_t now_ns) {
   if (exited_.empty()) return;
-  const auto end_ns = static_cast<int64_t>(ClockNs(CLOCK_REALTIME));
+  const auto end_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
   for (SessionId id : exited_) {
     auto it = sessions_.find(id);
     if (it == sessions_.end() || it->second->finished()) continue;
@@ -584,7 +579,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
 }
 
 void DrainLoop::Shutdown() {
-  const uint64_t now = ClockNs(CLOCK_MONOTONIC);
+  const uint64_t now = ClockNowNs(CLOCK_MONOTONIC);
   bool drained_any = false;
   DrainAll(now, &drained_any);
   FinishExited(now);

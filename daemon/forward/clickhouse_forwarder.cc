@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/string_cache.h"
+#include "common/clock_now.h"
 #include "forward/row_binary.h"
 #include "forward/span_rows.h"
 #include "forward/sql_text.h"
@@ -19,12 +20,6 @@ namespace optrace::daemon {
 namespace {
 
 using std::chrono::nanoseconds;
-
-int64_t RealtimeNowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 }  // namespace
 
@@ -163,7 +158,7 @@ nanoseconds ClickHouseForwarder::Step() {
       LogInfo("forwarding to ClickHouse at {} works again", status_.url);
     }
     status_.last_error.clear();
-    status_.last_sent_unix_ns = RealtimeNowNs();
+    status_.last_sent_unix_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
   }
   // What was waiting less what went; spans stored meanwhile count next step.
   Publish(backlog.value() - std::min(backlog.value(), batch.spans()));

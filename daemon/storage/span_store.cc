@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/clock_now.h"
 #include "storage/batch_writer.h"
 #include "storage/retention.h"
 #include "storage/schema.h"
@@ -38,12 +39,6 @@ constexpr auto kMaxRetryDelay = std::chrono::seconds(2);
 constexpr auto kRetentionInterval = std::chrono::seconds(3);
 // How long the destructor keeps committing what is queued.
 constexpr auto kShutdownTimeout = std::chrono::seconds(5);
-
-int64_t RealtimeNowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Only a write the database refuses for its content fails the same way
 // again; disk full, I/O errors and locks may pass on a later attempt.
@@ -238,7 +233,8 @@ void SqliteSpanStore::FinishHead(const Status& written) {
 void SqliteSpanStore::AfterCommit() {
   if (retention_ != nullptr && Clock::now() >= next_retention_) {
     next_retention_ = Clock::now() + kRetentionInterval;
-    Result<uint64_t> deleted = retention_->Enforce(RealtimeNowNs());
+    Result<uint64_t> deleted =
+        retention_->Enforce(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)));
     std::lock_guard<std::mutex> lock(mu_);
     if (deleted.ok()) {
       counters_.sessions_deleted_by_retention += deleted.value();

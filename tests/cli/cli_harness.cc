@@ -59,13 +59,6 @@ std::string ShellQuote(const std::string& word) {
   return quoted + "'";
 }
 
-std::unique_ptr<Subprocess> StartProducer(const std::vector<std::string>& args, Env env) {
-  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-  argv.insert(argv.end(), args.begin(), args.end());
-  env.emplace("OPTRACE_RING_CAPACITY", "65536");
-  return std::make_unique<Subprocess>(argv, env);
-}
-
 void CliTest::SetUp() { ASSERT_TRUE(daemon_.Start()) << daemon_.log(); }
 
 void CliTest::TearDown() {
@@ -114,10 +107,10 @@ bool CliTest::WaitForTails(uint32_t tails) {
 
 CliTest::ProducerRun CliTest::Produce(const std::vector<std::string>& args,
                                       const std::string& label) {
-  Env env = {{"OPTRACE_LEVEL", "trace"}};
+  Env env;
   if (!label.empty()) env["OPTRACE_SESSION"] = label;
   ProducerRun run;
-  run.producer = StartProducer(args, env);
+  run.producer = StartTestProducer(args, env);
   EXPECT_TRUE(run.producer->Wait(60s).has_value());
   run.done = DoneCounts(*run.producer);
   run.session = WaitForSession(static_cast<uint32_t>(run.producer->pid()), true);

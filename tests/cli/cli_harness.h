@@ -18,6 +18,7 @@
 #include "producer_report.h"
 #include "subprocess.h"
 #include "temp_folder.h"
+#include "test_producer.h"
 
 namespace optrace::cli::testing {
 
@@ -41,12 +42,9 @@ CliRun RunCli(const std::vector<std::string>& args, const Env& env = {},
 CliRun RunInTerminal(const std::string& command, int columns, const Env& env = {},
                      std::chrono::seconds timeout = std::chrono::seconds(60));
 
-using optrace::testing::DoneCounts;  // the producer's "done ..." counts
-
-// Starts optrace-test-producer with `args` and the environment plus `env`
-// (large rings, so that nothing is dropped in tests).
-std::unique_ptr<optrace::testing::Subprocess> StartProducer(const std::vector<std::string>& args,
-                                                            Env env = {});
+using optrace::testing::DoneCounts;         // the producer's "done ..." counts
+using optrace::testing::StartTestProducer;  // optrace-test-producer as a child process
+using optrace::testing::TestProducerPath;   // and where it is
 
 // The member `key` of the JSON document `text`, by value: safe to iterate
 // over directly (a member of a temporary document would dangle).

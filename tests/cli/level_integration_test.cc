@@ -24,7 +24,8 @@ class LevelTest : public CliTest {
 };
 
 TEST_F(LevelTest, SetForPid_ReachesItShowsItAndClearRestores) {
-  auto producer = StartProducer({"--forever"}, {{"OPTRACE_SESSION", "levelled"}});
+  auto producer =
+      StartTestProducer({"--forever"}, {{"OPTRACE_SESSION", "levelled"}, {"OPTRACE_LEVEL", ""}});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   const auto pid = static_cast<uint32_t>(producer->pid());
   ASSERT_TRUE(WaitUntil([&] { return ProducerLevel(pid).is_object(); }, 10s)) << daemon_.log();

@@ -16,9 +16,8 @@ using optrace::testing::TempFolder;
 class RunTest : public CliTest {};
 
 TEST_F(RunTest, Producer_SessionAndTopOpsOnStderrItsOutputOnStdout) {
-  const CliRun run =
-      Cli({"run", "--label", "run-test", "--", OPTRACE_TEST_PRODUCER, "--ops", "100"},
-          {{"OPTRACE_RING_CAPACITY", "65536"}});
+  const CliRun run = Cli({"run", "--label", "run-test", "--", TestProducerPath(), "--ops", "100"},
+                         {{"OPTRACE_RING_CAPACITY", "65536"}});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("done launches=201 "), std::string::npos) << run.out;
   const std::regex summary(
@@ -68,7 +67,7 @@ void RemoveOwnSegments() {
 TEST(RunWithoutDaemonTest, CommandStillRunsAndTheCliSaysNothingWasRecorded) {
   TempFolder folder;
   const std::string socket = folder.path() + "/optraced.sock";
-  const CliRun run = RunCli({"--socket", socket, "run", "--", OPTRACE_TEST_PRODUCER, "--ops", "5"});
+  const CliRun run = RunCli({"--socket", socket, "run", "--", TestProducerPath(), "--ops", "5"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("done launches=11 "), std::string::npos) << run.out;
   EXPECT_EQ(run.err, "optrace: nothing was recorded: no daemon at " + socket +

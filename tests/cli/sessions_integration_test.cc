@@ -57,8 +57,7 @@ TEST_F(SessionsTest, Limit_NewestFirst) {
 }
 
 TEST_F(SessionsTest, Show_HeldOpThenKilled_OpenThenLeftIncomplete) {
-  auto producer =
-      StartProducer({"--ops", "10", "--hold-open", "rms_norm"}, {{"OPTRACE_LEVEL", "trace"}});
+  auto producer = StartTestProducer({"--ops", "10", "--hold-open", "rms_norm"});
   const auto holding = producer->WaitForLine("holding=", 20s);
   ASSERT_TRUE(holding.has_value());
   const std::string op_id = holding->substr(0, holding->find(' '));

@@ -153,7 +153,8 @@ TEST_F(TailTest, MinDuration_ExactlyTheStoredSpansThatLong) {
 }
 
 TEST_F(TailTest, LevelTrace_RaisesAProducerWhileTheTailLives) {
-  auto producer = StartProducer({"--forever"});  // asks for nothing: off
+  auto producer =
+      StartTestProducer({"--forever"}, {{"OPTRACE_LEVEL", ""}});  // asks for nothing: off
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   const auto pid = static_cast<uint32_t>(producer->pid());
   auto live_level = [&] {

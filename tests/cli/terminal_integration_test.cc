@@ -43,7 +43,7 @@ TEST_F(TerminalTest, Tail_LaunchAndCompleteInTheirOwnColours) {
   // SIGINT (as Ctrl-C) and must exit 0.
   const std::string status = CliCommandLine({"status", "--json"});
   const std::string producer = "OPTRACE_LEVEL=trace OPTRACE_RING_CAPACITY=65536 " +
-                               ShellQuote(OPTRACE_TEST_PRODUCER) + " --ops 20 > /dev/null";
+                               ShellQuote(TestProducerPath()) + " --ops 20 > /dev/null";
   const std::string command =
       "(until " + status + " | grep -q '\"tails\": 1'; do sleep 0.05; done; " + producer +
       ") & timeout --preserve-status -s INT 4 " + CliCommandLine({"tail", "--level=trace"});

@@ -6,14 +6,26 @@
 # SKIP_RETURN_CODE), with the reason printed.
 #
 # From ctest (tests/deploy/CMakeLists.txt): OPTRACE_SOURCE_DIR,
-# OPTRACE_BUILD_DIR, OPTRACE_STAGE (the staged install of deploy.stage),
-# OPTRACE_TEST_CLIENT, CMAKE_COMMAND, CPACK_COMMAND, CMAKE_GENERATOR,
-# CMAKE_MAKE_PROGRAM, CC, CXX.
+# OPTRACE_BUILD_DIR, OPTRACE_STAGE (a link to the staged install of
+# deploy.stage), OPTRACE_TEST_CLIENT, OPTRACE_TEST_PRODUCER, CMAKE_COMMAND,
+# CPACK_COMMAND, CMAKE_GENERATOR, CMAKE_MAKE_PROGRAM, CC, CXX.
 set -euo pipefail
 
 : "${TEST_NAME:?set TEST_NAME before sourcing deploy_lib.sh}"
 : "${OPTRACE_SOURCE_DIR:?}" "${OPTRACE_BUILD_DIR:?}" "${OPTRACE_STAGE:?}"
-PREFIX="$OPTRACE_STAGE/prefix"
+# The tests run the staged programs as other uids (the unit's user, 65534),
+# which may not pass through the checkout (a private one is 0700, like any
+# checkout under /root). So deploy.stage installs outside it, in a folder
+# under /tmp that every uid can reach, and points $OPTRACE_STAGE at it:
+# STAGE is that folder, PREFIX the install in it, and STAGED_TEST_PRODUCER
+# and STAGED_TEST_CLIENT the copies of the test programs other uids run.
+locate_stage() {
+  STAGE="$(readlink -f "$OPTRACE_STAGE" || echo "$OPTRACE_STAGE")"
+  PREFIX="$STAGE/prefix"
+  STAGED_TEST_PRODUCER="$STAGE/test-bin/optrace-test-producer"
+  STAGED_TEST_CLIENT="$STAGE/test-bin/optrace-test-client"
+}
+locate_stage
 DEPLOY_TOOL="$OPTRACE_SOURCE_DIR/tests/deploy/deploy_tool.py"
 # A namespace of our own: other tests and daemons run side by side.
 NS="deploy_${TEST_NAME}_$$"
@@ -60,6 +72,15 @@ staged_libdir() {
 
 require_stage() {
   [ -x "$PREFIX/sbin/optraced" ] || fail "no staged install at $PREFIX (deploy.stage runs first)"
+}
+
+# Removes the stage deploy.stage made: the folder $OPTRACE_STAGE links to,
+# and the link (or what an older build left there instead).
+remove_stage() {
+  if [ -L "$OPTRACE_STAGE" ]; then
+    case "$STAGE" in /tmp/optrace-deploy-stage.*) rm -rf "$STAGE" ;; esac
+  fi
+  rm -rf "$OPTRACE_STAGE"
 }
 
 # wait_ready LOG SOCKET PID: waits up to 30 s for the daemon PID to log that
@@ -298,11 +319,13 @@ run_as() {
 traced_producer_of() {
   local uid="$1" label="$2" log="$3" fifo="$T/go-$2"
   mkfifo -m 0666 "$fifo"
-  run_as "$uid" "$label" "$OPTRACE_TEST_PRODUCER" --wait-stdin --ops 20 <"$fifo" \
+  run_as "$uid" "$label" "$STAGED_TEST_PRODUCER" --wait-stdin --ops 20 <"$fifo" \
     >"$T/producer-$label.log" 2>&1 &
   local pid=$!
   track "$pid"
-  exec 7>"$fifo"
+  # Read-write: never blocks, even when the producer could not start and
+  # no reader will ever open the fifo (the check below then says why).
+  exec 7<>"$fifo"
   local segment=""
   for _ in $(seq 1 100); do
     segment="$(sed -n 's/^segment=//p' "$T/producer-$label.log")"

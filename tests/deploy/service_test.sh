@@ -107,7 +107,7 @@ kill -TERM "$root_producer"
 
 step "peer credentials"
 probe() {  # probe SETPRIV_ARGS...: prints "<list code>:<seen> <get code> <set code>"
-  setpriv "$@" -- "$OPTRACE_TEST_CLIENT" probe "$UNIT_SOCKET" "$other_session" 2>/dev/null
+  setpriv "$@" -- "$STAGED_TEST_CLIENT" probe "$UNIT_SOCKET" "$other_session" 2>/dev/null
 }
 expect_probe() {
   local want="$1" what="$2"; shift 2

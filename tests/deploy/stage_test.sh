@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # deploy.stage (fixture of the other deploy tests): installs the main build
-# into $OPTRACE_STAGE/prefix with `cmake --install --prefix`, as a user
-# staging optrace would, and into a DESTDIR with --prefix /usr, as a
-# package build does; checks that each file lands where it must.
+# into $PREFIX with `cmake --install --prefix`, as a user staging optrace
+# would, and into a DESTDIR with --prefix /usr, as a package build does;
+# checks that each file lands where it must. The stage is a folder of its
+# own under /tmp, linked from $OPTRACE_STAGE (deploy.unstage removes it),
+# with copies of the test programs that other uids run: from a private
+# checkout (0700) they could not reach the build tree.
 TEST_NAME=stage
 source "$(dirname "$0")/deploy_lib.sh"
+: "${OPTRACE_TEST_PRODUCER:?}" "${OPTRACE_TEST_CLIENT:?}"
 
-rm -rf "$OPTRACE_STAGE"
-mkdir -p "$OPTRACE_STAGE"
-chmod 0755 "$OPTRACE_STAGE"
+remove_stage
+ln -s "$(mktemp -d /tmp/optrace-deploy-stage.XXXXXX)" "$OPTRACE_STAGE"
+locate_stage
+chmod 0755 "$STAGE"
 
 step "cmake --install --prefix $PREFIX"
 "$CMAKE_COMMAND" --install "$OPTRACE_BUILD_DIR" --prefix "$PREFIX" >"$OPTRACE_STAGE/install.log" \
@@ -62,4 +67,15 @@ cmp -s "$T/destdir/usr/lib/systemd/system/optraced.service" \
   || fail "with prefix /usr the unit must be deploy/systemd/optraced.service unchanged"
 pc="$(find "$T/destdir/usr/lib" -name optrace.pc -print -quit)"
 expect_line "$pc" "prefix=/usr"
+step "test programs that other uids run, and that they can reach them"
+install -d -m 0755 "$(dirname "$STAGED_TEST_PRODUCER")"
+install -m 0755 "$OPTRACE_TEST_PRODUCER" "$STAGED_TEST_PRODUCER"
+install -m 0755 "$OPTRACE_TEST_CLIENT" "$STAGED_TEST_CLIENT"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  for f in "$PREFIX/sbin/optraced" "$PREFIX/bin/optrace-demo" "$libdir/liboptrace.so.0" \
+           "$STAGED_TEST_PRODUCER" "$STAGED_TEST_CLIENT"; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- test -r "$f" \
+      || fail "uid 65534 cannot read $f: some folder above it is closed to other users"
+  done
+fi
 echo "staged install ready at $PREFIX (libdir $libdir)"

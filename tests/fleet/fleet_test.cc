@@ -27,6 +27,7 @@
 #include "storage/sqlite_connection.h"
 #include "subprocess.h"
 #include "temp_folder.h"
+#include "test_producer.h"
 
 namespace optrace {
 namespace {
@@ -35,6 +36,7 @@ using namespace std::chrono_literals;
 using testing::ClickHousePorts;
 using testing::ClickHouseServer;
 using testing::DaemonProcess;
+using testing::StartTestProducer;
 using testing::Subprocess;
 using testing::WaitUntil;
 
@@ -93,18 +95,15 @@ class Node {
     return true;
   }
 
-  // A producer of this node: its namespace, tracing from the start, with
-  // rings of `ring_capacity` events (a full ring drops events).
-  std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args, const std::string& label,
+  // A producer of this node: its namespace and session `label`, tracing
+  // from the start, with rings of `ring_capacity` events (a full ring
+  // drops events).
+  std::unique_ptr<Subprocess> StartProducer(const std::vector<std::string>& args,
+                                            const std::string& label,
                                             uint32_t ring_capacity = 65536) {
-    std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return std::make_unique<Subprocess>(
-        argv, std::map<std::string, std::string>{
-                  {"OPTRACE_NAMESPACE", ns_},
-                  {"OPTRACE_LEVEL", "trace"},
-                  {"OPTRACE_SESSION", label},
-                  {"OPTRACE_RING_CAPACITY", std::to_string(ring_capacity)}});
+    return StartTestProducer(args, {{"OPTRACE_NAMESPACE", ns_},
+                                    {"OPTRACE_SESSION", label},
+                                    {"OPTRACE_RING_CAPACITY", std::to_string(ring_capacity)}});
   }
 
   std::vector<v1::Session> Sessions() {

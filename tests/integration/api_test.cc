@@ -17,6 +17,7 @@
 #include "producer_report.h"
 #include "subprocess.h"
 #include "temp_folder.h"
+#include "test_producer.h"
 
 namespace optrace {
 namespace {
@@ -25,16 +26,9 @@ using namespace std::chrono_literals;
 using testing::DaemonProcess;
 using testing::DoneCounts;
 using testing::ParseCounts;
+using testing::StartTestProducer;
 using testing::Subprocess;
 using testing::WaitUntil;
-
-std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
-                                          std::map<std::string, std::string> env = {}) {
-  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-  argv.insert(argv.end(), args.begin(), args.end());
-  env.emplace("OPTRACE_RING_CAPACITY", "65536");
-  return std::make_unique<Subprocess>(argv, env);
-}
 
 class ApiTest : public ::testing::Test {
  protected:
@@ -82,8 +76,7 @@ class ApiTest : public ::testing::Test {
     v1::Session session;
   };
   Run ProduceAndWait(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    env.emplace("OPTRACE_LEVEL", "trace");
-    Run run{StartProducer(std::move(args), std::move(env)), {}};
+    Run run{StartTestProducer(args, std::move(env)), {}};
     EXPECT_TRUE(run.producer->Wait(30s).has_value());
     run.session = WaitForSession(static_cast<uint32_t>(run.producer->pid()), true);
     return run;
@@ -134,7 +127,7 @@ TEST_F(ApiTest, Socket_Mode0660) {
 }
 
 TEST_F(ApiTest, TailRaisesLevel_ClientKilled_LevelRestored) {
-  auto producer = StartProducer({"--forever"});  // no OPTRACE_LEVEL: off
+  auto producer = StartTestProducer({"--forever"}, {{"OPTRACE_LEVEL", ""}});  // off
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   const auto pid = static_cast<uint32_t>(producer->pid());
   ASSERT_TRUE(WaitUntil([&] { return LiveLevelOf(pid) == v1::LEVEL_OFF; }, 10s));
@@ -154,18 +147,18 @@ TEST_F(ApiTest, TailRunning_ProducerStartedDuringIt_TracedFromFirstOp) {
   // The control segment carries the tail's level before any attach.
   ASSERT_TRUE(WaitUntil(
       [&] {
-        auto probe = StartProducer({"--ops", "0"});
+        auto probe = StartTestProducer({"--ops", "0"}, {{"OPTRACE_LEVEL", ""}});
         probe->Wait(10s);
         return DoneCounts(*probe).count("launches") && DoneCounts(*probe).at("launches") == 1;
       },
       10s));
-  auto producer = StartProducer({"--ops", "100"});
+  auto producer = StartTestProducer({"--ops", "100"}, {{"OPTRACE_LEVEL", ""}});
   ASSERT_TRUE(producer->Wait(20s).has_value());
   EXPECT_EQ(DoneCounts(*producer).at("launches"), 201u) << "every op, the first one included";
 }
 
 TEST_F(ApiTest, TwoTails_DifferentFilters_EachGetsItsOwn) {
-  auto producer = StartProducer({"--forever"}, {{"OPTRACE_LEVEL", "trace"}});
+  auto producer = StartTestProducer({"--forever"});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   auto read_some = [&](const std::string& pattern, bool spans, std::set<std::string>* names,
                        std::set<std::string>* kinds) {
@@ -224,8 +217,8 @@ TEST_F(ApiTest, SlowTailClient_GetsLagMarkerAndDrainUnaffected) {
 }
 
 TEST_F(ApiTest, SetLevelByLabel_ReachesOnlyThoseProducersAndClearRestores) {
-  auto a = StartProducer({"--forever"}, {{"OPTRACE_SESSION", "alpha"}});
-  auto b = StartProducer({"--forever"}, {{"OPTRACE_SESSION", "beta"}});
+  auto a = StartTestProducer({"--forever"}, {{"OPTRACE_SESSION", "alpha"}, {"OPTRACE_LEVEL", ""}});
+  auto b = StartTestProducer({"--forever"}, {{"OPTRACE_SESSION", "beta"}, {"OPTRACE_LEVEL", ""}});
   ASSERT_TRUE(a->WaitForLine("ready", 20s) && b->WaitForLine("ready", 20s));
   const auto pa = static_cast<uint32_t>(a->pid()), pb = static_cast<uint32_t>(b->pid());
   ASSERT_TRUE(WaitUntil(
@@ -255,8 +248,7 @@ TEST_F(ApiTest, SetLevelByLabel_ReachesOnlyThoseProducersAndClearRestores) {
 }
 
 TEST_F(ApiTest, GetSession_RunningWithOpenOp_ShowsItOpen) {
-  auto producer =
-      StartProducer({"--ops", "10", "--hold-open", "rms_norm"}, {{"OPTRACE_LEVEL", "trace"}});
+  auto producer = StartTestProducer({"--ops", "10", "--hold-open", "rms_norm"});
   const auto holding = producer->WaitForLine("holding=", 20s);
   ASSERT_TRUE(holding.has_value());
   const v1::Session s = WaitForSession(static_cast<uint32_t>(producer->pid()), false);

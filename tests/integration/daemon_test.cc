@@ -5,123 +5,51 @@
 #include <sys/stat.h>
 
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 #include <thread>
 
-#include "common/segment_name.h"
 #include "daemon_process.h"
 #include "model/span.h"
 #include "optrace/abi.h"
 #include "producer_report.h"
 #include "producer_segment.h"
-#include "storage/span_reader.h"
+#include "segment_reading.h"
+#include "store_view.h"
 #include "string_interner.h"
 #include "subprocess.h"
 #include "temp_folder.h"
+#include "test_producer.h"
 
 namespace optrace {
 namespace {
 
 using namespace std::chrono_literals;
-using daemon::SessionRecord;
 using daemon::SessionState;
 using daemon::Span;
 using daemon::SpanStatus;
 using testing::DaemonProcess;
+using testing::DroppedEvents;
 using testing::ParseCounts;
+using testing::SegmentExists;
+using testing::StartTestProducer;
+using testing::StoredSession;
 using testing::Subprocess;
 using testing::WaitUntil;
 
-std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
-                                          std::map<std::string, std::string> env = {}) {
-  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-  argv.insert(argv.end(), args.begin(), args.end());
-  env.emplace("OPTRACE_LEVEL", "trace");
-  return std::make_unique<Subprocess>(argv, env);
-}
-
-// Reads the daemon's database as a query client would.
-class Db {
- public:
-  explicit Db(const std::string& path) : path_(path) {}
-
-  std::vector<SessionRecord> Sessions() {
-    if (!Open()) return {};
-    auto s = reader_->ListSessions();
-    return s.ok() ? s.value() : std::vector<SessionRecord>{};
-  }
-  std::optional<SessionRecord> SessionByPid(uint32_t pid) {
-    for (const SessionRecord& r : Sessions()) {
-      if (r.pid == pid) return r;
-    }
-    return std::nullopt;
-  }
-  std::vector<Span> Spans(daemon::SessionId id) {
-    std::vector<Span> out;
-    if (!Open()) return out;
-    const Status st = reader_->ForEachSpan(id, INT64_MIN, INT64_MAX, [&](const Span& s) {
-      out.push_back(s);
-      return true;
-    });
-    EXPECT_TRUE(st.ok()) << st.message();
-    return out;
-  }
-  std::string Text(daemon::StringId id) {
-    if (!Open()) return "";
-    auto s = reader_->String(id);
-    return s.ok() && s.value() ? *s.value() : "";
-  }
-
- private:
-  bool Open() {
-    if (reader_) return true;
-    auto r = daemon::SpanReader::Open(path_);
-    if (!r.ok()) return false;
-    reader_ = std::move(r).value();
-    return true;
-  }
-  std::string path_;
-  std::unique_ptr<daemon::SpanReader> reader_;
-};
-
-// True while a segment of process `pid` in the test namespace exists.
-bool SegmentExists(uint32_t pid) {
-  const std::string prefix = std::string(std::getenv("OPTRACE_NAMESPACE")) + ".";
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
-    const std::string name = entry.path().filename().string();
-    const auto parsed = SegmentName::Parse(name);
-    if (parsed && name.rfind(prefix, 0) == 0 && parsed->pid == pid) return true;
-  }
-  return false;
-}
-
 // Events a stored span accounts for.
 uint64_t EventsOf(const Span& s) { return s.status == SpanStatus::kOk ? 2 : 1; }
-
-uint64_t Dropped(const SessionRecord& r) {
-  return r.dropped_ring_full + r.dropped_no_ring + r.dropped_shed + r.dropped_daemon_restart +
-         r.dropped_invalid;
-}
 
 class DaemonTest : public ::testing::Test {
  protected:
   testing::TempFolder folder_;
   DaemonProcess daemon_{folder_.path()};
-  Db db_{folder_.path() + "/optrace.db"};
 
-  // Waits until the session of `pid` is stored with an end state.
-  std::optional<SessionRecord> WaitForEnd(uint32_t pid) {
-    std::optional<SessionRecord> r;
-    WaitUntil(
-        [&] {
-          r = db_.SessionByPid(pid);
-          return r && r->state != SessionState::kRunning;
-        },
-        20s);
-    return r;
+  // Waits until the session of `pid` is stored with an end state and reads
+  // it back.
+  std::optional<StoredSession> WaitForEnd(uint32_t pid) {
+    return testing::WaitForStoredSession(daemon_.db_path(), pid, 20s);
   }
 };
 
@@ -129,9 +57,8 @@ TEST_F(DaemonTest, ThreeProducersTwoThreadsEach_EveryOpOneSpanWithPairingParents
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   std::vector<std::unique_ptr<Subprocess>> producers;
   for (int i = 0; i < 3; ++i) {
-    producers.push_back(StartProducer(
-        {"--threads", "2", "--ops", "3000"},
-        {{"OPTRACE_RING_CAPACITY", "65536"}, {"OPTRACE_SESSION", "run" + std::to_string(i)}}));
+    producers.push_back(StartTestProducer({"--threads", "2", "--ops", "3000"},
+                                          {{"OPTRACE_SESSION", "run" + std::to_string(i)}}));
   }
   for (auto& p : producers) {
     const auto status = p->Wait(30s);
@@ -139,18 +66,18 @@ TEST_F(DaemonTest, ThreeProducersTwoThreadsEach_EveryOpOneSpanWithPairingParents
     const auto done = ParseCounts(p->stdout_text().substr(p->stdout_text().find("done ")));
     const auto session = WaitForEnd(static_cast<uint32_t>(p->pid()));
     ASSERT_TRUE(session.has_value()) << daemon_.log();
-    EXPECT_EQ(session->state, SessionState::kExited);
-    EXPECT_EQ(Dropped(*session), 0u);
-    const std::vector<Span> spans = db_.Spans(session->id);
+    EXPECT_EQ(session->record.state, SessionState::kExited);
+    EXPECT_EQ(DroppedEvents(session->record), 0u);
+    const std::vector<Span>& spans = session->spans;
     EXPECT_EQ(spans.size(), done.at("launches"));
-    EXPECT_EQ(session->spans, spans.size());
-    EXPECT_EQ(session->events, 2 * spans.size());
+    EXPECT_EQ(session->record.spans, spans.size());
+    EXPECT_EQ(session->record.events, 2 * spans.size());
     std::map<uint64_t, const Span*> by_id;
     for (const Span& s : spans) by_id[s.op_id] = &s;
     size_t inner = 0;
     for (const Span& s : spans) {
       EXPECT_EQ(s.status, SpanStatus::kOk);
-      const std::string name = db_.Text(s.name);
+      const std::string name = session->Text(s.name);
       if (name != "inner") continue;
       ++inner;
       // Inner ops ran on gpu:1, stream 7, inside an outer op of the same
@@ -159,7 +86,7 @@ TEST_F(DaemonTest, ThreeProducersTwoThreadsEach_EveryOpOneSpanWithPairingParents
       EXPECT_EQ(s.device, 1);
       EXPECT_EQ(s.stream, 7u);
       const Span* parent = by_id.at(s.parent_op_id);
-      EXPECT_EQ(db_.Text(parent->name), "outer");
+      EXPECT_EQ(session->Text(parent->name), "outer");
       EXPECT_EQ(parent->launch_tid, s.launch_tid);
       EXPECT_GE(s.start_ns, parent->start_ns);
       EXPECT_LE(s.duration_ns, parent->duration_ns);
@@ -171,7 +98,7 @@ TEST_F(DaemonTest, ThreeProducersTwoThreadsEach_EveryOpOneSpanWithPairingParents
 
 TEST_F(DaemonTest, ProducerKilledInLongOp_CrashedWithThatOpIncompleteAndEarlierOpsStored) {
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-  auto producer = StartProducer({"--ops", "500", "--hold-open", "long_op"});
+  auto producer = StartTestProducer({"--ops", "500", "--hold-open", "long_op"});
   const auto holding = producer->WaitForLine("holding=", 20s);
   ASSERT_TRUE(holding.has_value()) << producer->stderr_text();
   const auto counts = ParseCounts("holding=" + *holding);
@@ -180,14 +107,14 @@ TEST_F(DaemonTest, ProducerKilledInLongOp_CrashedWithThatOpIncompleteAndEarlierO
   producer->Wait(10s);
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
-  EXPECT_EQ(session->state, SessionState::kCrashed);
-  EXPECT_EQ(session->open_ops, 1u);
-  const std::vector<Span> spans = db_.Spans(session->id);
+  EXPECT_EQ(session->record.state, SessionState::kCrashed);
+  EXPECT_EQ(session->record.open_ops, 1u);
+  const std::vector<Span>& spans = session->spans;
   size_t ok = 0;
   const Span* long_op = nullptr;
   for (const Span& s : spans) {
     if (s.status == SpanStatus::kOk) ++ok;
-    if (db_.Text(s.name) == "long_op") long_op = &s;
+    if (session->Text(s.name) == "long_op") long_op = &s;
   }
   EXPECT_EQ(ok, counts.at("launches"));
   ASSERT_NE(long_op, nullptr);
@@ -201,7 +128,7 @@ TEST_F(DaemonTest, ProducerKilledInLongOp_CrashedWithThatOpIncompleteAndEarlierO
 TEST_F(DaemonTest, DaemonKilledAndRestarted_ProducerKeepsTracing_EveryEventStoredOrCounted) {
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   auto producer =
-      StartProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
+      StartTestProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   std::this_thread::sleep_for(300ms);
   daemon_.Kill();
@@ -216,21 +143,20 @@ TEST_F(DaemonTest, DaemonKilledAndRestarted_ProducerKeepsTracing_EveryEventStore
   const uint64_t written = done.at("launches") + done.at("completes");
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
-  EXPECT_EQ(session->state, SessionState::kExited);
+  EXPECT_EQ(session->record.state, SessionState::kExited);
   uint64_t stored = 0;
-  for (const Span& s : db_.Spans(session->id)) stored += EventsOf(s);
+  for (const Span& s : session->spans) stored += EventsOf(s);
   EXPECT_GT(stored, 0u);
-  EXPECT_GT(session->dropped_ring_full, 0u) << "the rings overflowed while no daemon ran";
-  EXPECT_EQ(session->dropped_ring_full, done.at("ring_full"));
-  EXPECT_EQ(stored + Dropped(*session), written)
-      << "stored " << stored << " dropped " << Dropped(*session) << " (restart "
-      << session->dropped_daemon_restart << ")";
+  EXPECT_GT(session->record.dropped_ring_full, 0u) << "the rings overflowed while no daemon ran";
+  EXPECT_EQ(session->record.dropped_ring_full, done.at("ring_full"));
+  EXPECT_EQ(stored + DroppedEvents(session->record), written)
+      << "stored " << stored << " dropped " << DroppedEvents(session->record) << " (restart "
+      << session->record.dropped_daemon_restart << ")";
   EXPECT_EQ(daemon_.Stop(), 0);
 }
 
 TEST_F(DaemonTest, ProducerStartedBeforeDaemon_EventsIngestedOnceItStarts) {
-  auto producer =
-      StartProducer({"--threads", "1", "--forever"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
+  auto producer = StartTestProducer({"--threads", "1", "--forever"});
   ASSERT_TRUE(producer->WaitForLine("ready", 20s).has_value());
   std::this_thread::sleep_for(100ms);
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
@@ -242,23 +168,23 @@ TEST_F(DaemonTest, ProducerStartedBeforeDaemon_EventsIngestedOnceItStarts) {
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
   uint64_t stored = 0;
-  for (const Span& s : db_.Spans(session->id)) stored += EventsOf(s);
-  EXPECT_EQ(stored + Dropped(*session), done.at("launches") + done.at("completes"));
+  for (const Span& s : session->spans) stored += EventsOf(s);
+  EXPECT_EQ(stored + DroppedEvents(session->record), done.at("launches") + done.at("completes"));
   EXPECT_GT(stored, 0u);
 }
 
 TEST_F(DaemonTest, ProducerDiedWhileNoDaemonRan_IngestedAtStartAsCrashed) {
-  auto producer = StartProducer({"--ops", "200", "--hold-open", "last_op"});
+  auto producer = StartTestProducer({"--ops", "200", "--hold-open", "last_op"});
   ASSERT_TRUE(producer->WaitForLine("holding=", 20s).has_value());
   producer->Kill(SIGKILL);
   producer->Wait(10s);
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
-  EXPECT_EQ(session->state, SessionState::kCrashed);
-  const auto spans = db_.Spans(session->id);
+  EXPECT_EQ(session->record.state, SessionState::kCrashed);
+  const std::vector<Span>& spans = session->spans;
   EXPECT_EQ(spans.size(), 2u * 200 + 1 + 1);  // ops, "start", the open last_op
-  EXPECT_EQ(session->open_ops, 1u);
+  EXPECT_EQ(session->record.open_ops, 1u);
 }
 
 // A segment that the test writes by hand, as a hostile producer would.
@@ -293,15 +219,14 @@ TEST_F(DaemonTest, Malicious_HostileSegmentsBesideHealthyProducer_HealthyIntactH
   bad_rings.segment().ring(1).write_pos.store(10);
   std::memset(static_cast<void*>(bad_rings.segment().slots(1)), 0xAB, 64 * 10);
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-  auto producer =
-      StartProducer({"--threads", "2", "--ops", "2000"}, {{"OPTRACE_RING_CAPACITY", "65536"}});
+  auto producer = StartTestProducer({"--threads", "2", "--ops", "2000"});
   ASSERT_TRUE(producer->Wait(30s).has_value());
   const auto done =
       ParseCounts(producer->stdout_text().substr(producer->stdout_text().find("done ")));
   const auto session = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(session.has_value()) << daemon_.log();
-  EXPECT_EQ(db_.Spans(session->id).size(), done.at("launches"));
-  EXPECT_EQ(Dropped(*session), 0u);
+  EXPECT_EQ(session->spans.size(), done.at("launches"));
+  EXPECT_EQ(DroppedEvents(session->record), 0u);
   const std::string log = daemon_.log();
   EXPECT_NE(log.find("rejected segment " + bad_magic.segment().name() + ": segment " +
                      bad_magic.segment().name() + ": magic 0x000000000000002a"),

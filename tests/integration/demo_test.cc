@@ -13,7 +13,7 @@
 #include "daemon_process.h"
 #include "model/span.h"
 #include "optrace/abi.h"
-#include "storage/span_reader.h"
+#include "store_view.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 
@@ -21,10 +21,10 @@ namespace optrace {
 namespace {
 
 using namespace std::chrono_literals;
-using daemon::SessionRecord;
 using daemon::SessionState;
 using daemon::Span;
 using daemon::SpanStatus;
+using testing::StoredSession;
 
 // The ops of one step of a 2-layer model, in launch order.
 const std::vector<std::string> kUnfusedStep = {
@@ -37,64 +37,39 @@ const std::vector<std::string> kFusedStep = {
     "matmul",      "elementwise",       "fused_rms_norm_matmul",
     "softmax"};
 
-struct Stored {
-  SessionRecord record;
-  std::vector<Span> spans;  // by op id (launch order on the one thread)
-  std::map<daemon::StringId, std::string> text;
-};
-
 class DemoTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(daemon_.Start()) << daemon_.log(); }
 
-  // Runs the demo traced and returns its stored session once ended.
-  std::optional<Stored> RunDemo(std::vector<std::string> args) {
+  // Runs the demo traced and returns its stored session once ended, its
+  // spans by op id (launch order on the one thread).
+  std::optional<StoredSession> RunDemo(std::vector<std::string> args) {
     std::vector<std::string> argv = {OPTRACE_DEMO};
     argv.insert(argv.end(), args.begin(), args.end());
     testing::Subprocess demo(argv, {{"OPTRACE_LEVEL", "trace"}});
     if (!demo.Wait(60s)) return std::nullopt;
     checksum_line_ = demo.stdout_text();
-    std::optional<Stored> out;
-    testing::WaitUntil(
-        [&] {
-          auto reader = daemon::SpanReader::Open(daemon_.db_path());
-          if (!reader.ok()) return false;
-          auto sessions = reader.value()->ListSessions();
-          if (!sessions.ok()) return false;
-          for (const SessionRecord& r : sessions.value()) {
-            if (r.pid != static_cast<uint32_t>(demo.pid()) || r.state == SessionState::kRunning)
-              continue;
-            Stored s{r, {}, {}};
-            reader.value()->ForEachSpan(r.id, INT64_MIN, INT64_MAX, [&](const Span& span) {
-              s.spans.push_back(span);
-              return true;
-            });
-            const auto strings = reader.value()->LoadStrings();
-            if (!strings.ok()) return false;
-            for (const auto& [id, text] : strings.value()) s.text[id] = text;
-            std::sort(s.spans.begin(), s.spans.end(),
-                      [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
-            out = std::move(s);
-            return true;
-          }
-          return false;
-        },
-        20s);
-    return out;
+    std::optional<StoredSession> stored =
+        testing::WaitForStoredSession(daemon_.db_path(), static_cast<uint32_t>(demo.pid()), 20s);
+    if (stored) {
+      std::sort(stored->spans.begin(), stored->spans.end(),
+                [](const Span& a, const Span& b) { return a.op_id < b.op_id; });
+    }
+    return stored;
   }
 
-  void ExpectSteps(const Stored& s, const std::vector<std::string>& step, int steps) {
+  void ExpectSteps(const StoredSession& s, const std::vector<std::string>& step, int steps) {
     ASSERT_EQ(s.spans.size(), step.size() * static_cast<size_t>(steps));
     const std::regex tag_format(R"(^[a-z_]+_[0-9x]+(_[0-9x]+)*_f32$)");
     for (size_t i = 0; i < s.spans.size(); ++i) {
       const Span& span = s.spans[i];
-      const std::string name = s.text.at(span.name);
+      const std::string name = s.strings.at(span.name);
       EXPECT_EQ(name, step[i % step.size()]) << "op " << i;
       EXPECT_EQ(span.status, SpanStatus::kOk);
       EXPECT_EQ(span.target, static_cast<uint8_t>(abi::TargetKind::kCpu));
       EXPECT_EQ(span.device, 0);
       EXPECT_EQ(span.launch_tid, span.complete_tid);
-      const std::string tag = s.text.at(span.tag);
+      const std::string tag = s.strings.at(span.tag);
       if (name.rfind("fused_", 0) == 0) {
         // A fused op's tag names its parts (docs/dispatch-names.md).
         const std::regex fused_format(R"(^[a-z_]+_[0-9x]+_f32(\+[a-z_]+_[0-9x]+_f32)+$)");
@@ -117,7 +92,7 @@ TEST_F(DemoTest, Unfused_TwoLayersThreeSteps_EveryOpStoredNamedTaggedPaired) {
   EXPECT_EQ(s->record.state, SessionState::kExited);
   ExpectSteps(*s, kUnfusedStep, 3);
   // Dynamic shapes are in the tags: hidden 256 -> 1024 on a batch of 16.
-  EXPECT_EQ(s->text.at(s->spans[1].tag), "matmul_16x1024x256_f32");
+  EXPECT_EQ(s->strings.at(s->spans[1].tag), "matmul_16x1024x256_f32");
 }
 
 // The line `n` (1-based) of the source file `path` of this checkout.
@@ -144,8 +119,8 @@ TEST_F(DemoTest, Issue16_SourceLocations_TheModelLinesThatIssuedEachOp) {
   const std::regex model_line(R"(^(.*/)?(kernels/demo/mlp_model\.cc):([0-9]+)$)");
   std::set<std::string> distinct;
   for (size_t i = 0; i < s->spans.size(); ++i) {
-    const std::string name = s->text.at(s->spans[i].name);
-    const std::string src = s->text.at(s->spans[i].srcloc);
+    const std::string name = s->strings.at(s->spans[i].name);
+    const std::string src = s->strings.at(s->spans[i].srcloc);
     std::smatch m;
     ASSERT_TRUE(std::regex_match(src, m, model_line)) << "op " << i << " " << name << ": " << src;
     const std::string code = SourceLine(m[2], std::stoul(m[3]));
@@ -174,12 +149,12 @@ TEST_F(DemoTest, Fused_SameChecksumFewerOps) {
   EXPECT_LT(fused->spans.size(), unfused->spans.size());
   // Each fused op names the op-by-op ops it replaced, in compute order.
   std::set<std::string> unfused_tags;
-  for (const Span& span : unfused->spans) unfused_tags.insert(unfused->text.at(span.tag));
-  EXPECT_EQ(fused->text.at(fused->spans[1].tag),
+  for (const Span& span : unfused->spans) unfused_tags.insert(unfused->strings.at(span.tag));
+  EXPECT_EQ(fused->strings.at(fused->spans[1].tag),
             "matmul_16x1024x256_f32+elementwise_gelu_16384_f32");
-  EXPECT_EQ(fused->text.at(fused->spans[8].tag).rfind("rms_norm_16x256_f32+matmul_16x", 0), 0u);
+  EXPECT_EQ(fused->strings.at(fused->spans[8].tag).rfind("rms_norm_16x256_f32+matmul_16x", 0), 0u);
   for (const size_t i : {size_t{1}, size_t{8}}) {
-    const std::string tag = fused->text.at(fused->spans[i].tag);
+    const std::string tag = fused->strings.at(fused->spans[i].tag);
     for (size_t begin = 0, end = 0; end != std::string::npos; begin = end + 1) {
       end = tag.find('+', begin);
       EXPECT_TRUE(unfused_tags.count(tag.substr(begin, end - begin))) << tag;
@@ -195,7 +170,7 @@ TEST_F(DemoTest, CrashAfter5_SessionCrashedWithExactlyTheFifthOpIncomplete) {
   ASSERT_EQ(s->spans.size(), 5u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(s->spans[i].status, SpanStatus::kOk);
   EXPECT_EQ(s->spans[4].status, SpanStatus::kIncomplete);
-  EXPECT_EQ(s->text.at(s->spans[4].name), kUnfusedStep[4]);
+  EXPECT_EQ(s->strings.at(s->spans[4].name), kUnfusedStep[4]);
   EXPECT_EQ(s->record.open_ops, 1u);
 }
 

@@ -11,7 +11,7 @@
 
 #include "daemon_process.h"
 #include "optrace/abi.h"
-#include "stored_session.h"
+#include "store_view.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 

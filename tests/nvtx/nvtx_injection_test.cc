@@ -14,7 +14,8 @@
 
 #include "daemon_process.h"
 #include "optrace/abi.h"
-#include "stored_session.h"
+#include "producer_report.h"
+#include "store_view.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 

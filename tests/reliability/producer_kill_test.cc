@@ -35,7 +35,7 @@ void CheckKilled(const Subprocess& victim, StoreView& store, KillTotals* totals)
   const auto pid = static_cast<uint32_t>(victim.pid());
   const auto session = store.WaitForEnd(pid, 20s);
   ASSERT_TRUE(session.has_value()) << "the session of killed pid " << pid << " never ended";
-  const StoredEvents stored = store.Stored(session->id);
+  const StoredEvents stored = CountStored(store, session->id);
   ++totals->killed;
   totals->crashed += session->state == SessionState::kCrashed;
   totals->events_read += session->events;

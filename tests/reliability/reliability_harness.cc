@@ -10,7 +10,6 @@
 #include <random>
 #include <thread>
 
-#include "common/segment_name.h"
 #include "model/span.h"
 
 namespace optrace::testing {
@@ -38,88 +37,24 @@ void ReportFigure(const std::string& figure) {
   std::fflush(stdout);
 }
 
-namespace {
-
-std::unique_ptr<Subprocess> StartTraced(std::vector<std::string> argv,
-                                        std::map<std::string, std::string> env) {
-  env.emplace("OPTRACE_LEVEL", "trace");
-  return std::make_unique<Subprocess>(std::move(argv), std::move(env));
-}
-
-}  // namespace
-
-std::unique_ptr<Subprocess> StartTestProducer(const std::vector<std::string>& args,
-                                              std::map<std::string, std::string> env) {
-  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return StartTraced(std::move(argv), std::move(env));
-}
-
 std::unique_ptr<Subprocess> StartLoadProducer(int threads, int pairs_per_second, double seconds,
                                               std::map<std::string, std::string> env) {
-  return StartTraced({OPTRACE_LOAD, "--threads", std::to_string(threads), "--rate",
-                      std::to_string(pairs_per_second), "--seconds", std::to_string(seconds)},
-                     std::move(env));
+  env.emplace("OPTRACE_LEVEL", "trace");
+  return std::make_unique<Subprocess>(
+      std::vector<std::string>{OPTRACE_LOAD, "--threads", std::to_string(threads), "--rate",
+                               std::to_string(pairs_per_second), "--seconds",
+                               std::to_string(seconds)},
+      std::move(env));
 }
 
-uint64_t DroppedEvents(const daemon::SessionRecord& s) {
-  return s.dropped_ring_full + s.dropped_no_ring + s.dropped_shed + s.dropped_daemon_restart +
-         s.dropped_invalid;
-}
-
-bool StoreView::Open() {
-  if (reader_) return true;
-  auto opened = daemon::SpanReader::Open(db_path_);
-  if (!opened.ok()) return false;
-  reader_ = std::move(opened).value();
-  return true;
-}
-
-std::vector<daemon::SessionRecord> StoreView::Sessions() {
-  if (!Open()) return {};
-  auto sessions = reader_->ListSessions();
-  return sessions.ok() ? std::move(sessions).value() : std::vector<daemon::SessionRecord>{};
-}
-
-std::optional<daemon::SessionRecord> StoreView::SessionByPid(uint32_t pid) {
-  for (daemon::SessionRecord& r : Sessions()) {
-    if (r.pid == pid) return std::move(r);
-  }
-  return std::nullopt;
-}
-
-std::optional<daemon::SessionRecord> StoreView::WaitForEnd(uint32_t pid,
-                                                           std::chrono::milliseconds timeout) {
-  std::optional<daemon::SessionRecord> record;
-  WaitUntil(
-      [&] {
-        record = SessionByPid(pid);
-        return record && record->state != daemon::SessionState::kRunning;
-      },
-      timeout);
-  if (record && record->state == daemon::SessionState::kRunning) return std::nullopt;
-  return record;
-}
-
-StoredEvents StoreView::Stored(daemon::SessionId session) {
+StoredEvents CountStored(StoreView& store, daemon::SessionId session) {
   StoredEvents out;
-  if (!Open()) {
-    ADD_FAILURE() << "cannot open " << db_path_;
-    return out;
-  }
-  const Status spans =
-      reader_->ForEachSpan(session, INT64_MIN, INT64_MAX, [&](const daemon::Span& s) {
-        ++out.spans;
-        out.events += s.status == daemon::SpanStatus::kOk ? 2 : 1;
-        out.incomplete_spans += s.status == daemon::SpanStatus::kIncomplete;
-        return true;
-      });
-  EXPECT_TRUE(spans.ok()) << "spans of session " << session << ": " << spans.message();
-  const Status instants = reader_->ForEachInstant(session, [&](const daemon::Instant&) {
-    ++out.events;
-    return true;
+  store.ForEachSpan(session, [&](const daemon::Span& s) {
+    ++out.spans;
+    out.events += s.status == daemon::SpanStatus::kOk ? 2 : 1;
+    out.incomplete_spans += s.status == daemon::SpanStatus::kIncomplete;
   });
-  EXPECT_TRUE(instants.ok()) << "instants of session " << session << ": " << instants.message();
+  store.ForEachInstant(session, [&](const daemon::Instant&) { ++out.events; });
   return out;
 }
 
@@ -136,7 +71,7 @@ EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& 
     EXPECT_EQ(done.at("no_segment"), 0u) << "pid " << producer.pid() << " had no segment";
   }
   balance.written = done.at("launches") + done.at("completes");
-  const StoredEvents stored = store.Stored(session.id);
+  const StoredEvents stored = CountStored(store, session.id);
   // The span count includes spans produced but shed (SessionRecord::spans).
   if (session.dropped_shed == 0) {
     EXPECT_EQ(session.spans, stored.spans)
@@ -145,18 +80,6 @@ EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& 
   balance.stored = stored.events;
   balance.dropped = DroppedEvents(session);
   return balance;
-}
-
-bool SegmentExists(uint32_t pid) {
-  const std::string prefix = std::string(std::getenv("OPTRACE_NAMESPACE")) + ".";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const auto parsed = SegmentName::Parse(name);
-    if (parsed && parsed->pid == pid) return true;
-  }
-  return false;
 }
 
 pid_t DaemonPid(const DaemonProcess& daemon) {

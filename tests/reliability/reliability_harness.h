@@ -19,8 +19,10 @@
 #include "model/session_record.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "producer_report.h"
-#include "storage/span_reader.h"
+#include "segment_reading.h"
+#include "store_view.h"
 #include "subprocess.h"
+#include "test_producer.h"
 
 namespace optrace::testing {
 
@@ -42,18 +44,11 @@ unsigned TestSeed();
 // is filled. REQUIRES: called from inside a test body.
 void ReportFigure(const std::string& figure);
 
-// Starts optrace-test-producer with `args`; `env` is added to this
-// process's environment, with OPTRACE_LEVEL=trace unless `env` sets it.
-std::unique_ptr<Subprocess> StartTestProducer(const std::vector<std::string>& args,
-                                              std::map<std::string, std::string> env = {});
-
 // Starts optrace-load: `threads` threads offering `pairs_per_second` op
-// pairs in all (0: unpaced) for `seconds`; env as for StartTestProducer.
+// pairs in all (0: unpaced) for `seconds`; `env` is added to this
+// process's environment, with OPTRACE_LEVEL=trace unless `env` sets it.
 std::unique_ptr<Subprocess> StartLoadProducer(int threads, int pairs_per_second, double seconds,
                                               std::map<std::string, std::string> env = {});
-
-// Every event a session lost, whatever the cause (the dropped_* fields).
-uint64_t DroppedEvents(const daemon::SessionRecord& session);
 
 // What the store holds for one session, counted in producer events: a span
 // of status ok stands for 2 (its LAUNCH and COMPLETE), any other span for
@@ -64,30 +59,9 @@ struct StoredEvents {
   uint64_t incomplete_spans = 0;  // status incomplete: ops left open
 };
 
-// The daemon's database read as a query client reads it, through a
-// connection of its own (opened at the first call, so the file may not
-// exist yet when the view is made). Thread rules: one thread.
-class StoreView {
- public:
-  explicit StoreView(std::string db_path) : db_path_(std::move(db_path)) {}
-
-  // Every stored session; empty while the database cannot be read.
-  std::vector<daemon::SessionRecord> Sessions();
-  // The session of producer process `pid`, if stored.
-  std::optional<daemon::SessionRecord> SessionByPid(uint32_t pid);
-  // Polls until the session of `pid` is stored with an end state (exited
-  // or crashed); nullopt when it is not within `timeout`.
-  std::optional<daemon::SessionRecord> WaitForEnd(uint32_t pid, std::chrono::milliseconds timeout);
-  // Reads every span and instant of `session`; a read error fails the
-  // running test (ADD_FAILURE) and counts what was read before it.
-  StoredEvents Stored(daemon::SessionId session);
-
- private:
-  bool Open();
-
-  std::string db_path_;
-  std::unique_ptr<daemon::SpanReader> reader_;
-};
+// Counts what `store` holds for `session`; a read error fails the running
+// test and counts what was read before it.
+StoredEvents CountStored(StoreView& store, daemon::SessionId session);
 
 // One producer's books: what it says it wrote against what the daemon
 // stored and counted as dropped for its session.
@@ -110,10 +84,6 @@ struct EventBalance {
 // shed: the count includes those).
 EventBalance BalanceOf(const Subprocess& producer, const daemon::SessionRecord& session,
                        StoreView& store);
-
-// True while a segment of process `pid` in this test binary's namespace is
-// in /dev/shm.
-bool SegmentExists(uint32_t pid);
 
 // The pid of the running `daemon`, read from the instance lock it keeps
 // beside its socket; 0 when it cannot be read.

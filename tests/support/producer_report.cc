@@ -27,4 +27,15 @@ std::map<std::string, uint64_t> DoneCounts(const Subprocess& producer) {
   return ParseCounts(out.substr(at, out.find('\n', at) - at));
 }
 
+std::map<std::string, std::string> ParseKeyValueLines(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
 }  // namespace optrace::testing

@@ -4,6 +4,10 @@
 #include <time.h>
 
 #include <cstdlib>
+#include <filesystem>
+
+#include "common/clock_now.h"
+#include "common/segment_name.h"
 
 namespace optrace::testing {
 
@@ -31,10 +35,18 @@ std::vector<abi::OpEvent> DrainAll(reader::SegmentDrainer& drainer, reader::Drai
   return out;
 }
 
-uint64_t MonotonicNowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+uint64_t MonotonicNowNs() { return ClockNowNs(CLOCK_MONOTONIC); }
+
+bool SegmentExists(uint32_t pid) {
+  const std::string prefix = TestPolicy().ns + ".";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(kShmFolder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const auto parsed = SegmentName::Parse(name);
+    if (parsed && parsed->pid == pid) return true;
+  }
+  return false;
 }
 
 }  // namespace optrace::testing

@@ -2,6 +2,7 @@
 #ifndef OPTRACE_TESTS_SUPPORT_SEGMENT_READING_H_
 #define OPTRACE_TESTS_SUPPORT_SEGMENT_READING_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ std::vector<abi::OpEvent> DrainAll(reader::SegmentDrainer& drainer, reader::Drai
 
 // CLOCK_MONOTONIC now, in ns.
 uint64_t MonotonicNowNs();
+
+// True while a segment of process `pid` in this test binary's namespace
+// (OPTRACE_NAMESPACE) is in /dev/shm.
+bool SegmentExists(uint32_t pid);
 
 }  // namespace optrace::testing
 

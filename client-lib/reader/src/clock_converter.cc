@@ -8,16 +8,11 @@
 #include <mutex>
 #include <thread>
 
+#include "common/clock_now.h"
 #include "optrace/detail/fast_path.h"
 
 namespace optrace::reader {
 namespace {
-
-uint64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 struct Sample {
   uint64_t tsc;
@@ -31,7 +26,7 @@ Sample TakeSample() {
   uint64_t best_gap = ~0ULL;
   for (int i = 0; i < 5; ++i) {
     const uint64_t t0 = detail::Now();
-    const uint64_t ns = MonotonicNs();
+    const uint64_t ns = ClockNowNs(CLOCK_MONOTONIC);
     const uint64_t t1 = detail::Now();
     if (t1 - t0 < best_gap) {
       best_gap = t1 - t0;

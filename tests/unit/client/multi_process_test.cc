@@ -17,36 +17,31 @@
 #include "producer_report.h"
 #include "segment_reading.h"
 #include "subprocess.h"
+#include "test_producer.h"
 
 namespace optrace {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::ParseCounts;
-using testing::Subprocess;
-
-std::vector<std::string> ProducerArgs(std::vector<std::string> extra) {
-  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  return argv;
-}
+using testing::StartTestProducer;
 
 TEST(MultiProcessTest, ConcurrentProducerProcess_FourThreads_EveryEventReadOrCountedDropped) {
-  Subprocess producer(ProducerArgs({"--threads", "4", "--ops", "50000", "--wait-stdin"}),
-                      {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_RING_CAPACITY", "1024"}});
-  const auto name = producer.WaitForLine("segment=", 10s);
-  ASSERT_TRUE(name.has_value()) << producer.stderr_text();
+  auto producer = StartTestProducer({"--threads", "4", "--ops", "50000", "--wait-stdin"},
+                                    {{"OPTRACE_RING_CAPACITY", "1024"}});
+  const auto name = producer->WaitForLine("segment=", 10s);
+  ASSERT_TRUE(name.has_value()) << producer->stderr_text();
   auto seg = testing::AttachOrFail(*name);
   ASSERT_NE(seg, nullptr);
   reader::SegmentDrainer drainer(*seg);
   reader::ReaderStats stats;
   std::vector<abi::OpEvent> events;
-  producer.WriteStdin("go\n");
+  producer->WriteStdin("go\n");
   std::optional<std::string> done;
-  while (!(done = producer.WaitForLine("done ", 1ms))) {
+  while (!(done = producer->WaitForLine("done ", 1ms))) {
     drainer.Drain(1 << 16, reader::DrainMode::kLive, testing::MonotonicNowNs(), &events, &stats);
   }
-  ASSERT_TRUE(producer.Wait(10s).has_value());
+  ASSERT_TRUE(producer->Wait(10s).has_value());
   auto rest = testing::DrainAll(drainer, reader::DrainMode::kFinal, &stats);
   events.insert(events.end(), rest.begin(), rest.end());
 
@@ -83,14 +78,14 @@ TEST(MultiProcessTest, ConcurrentProducerProcess_FourThreads_EveryEventReadOrCou
 }
 
 TEST(MultiProcessTest, ProducerKilledMidStream_EveryPublishedEventReadsBackIntact) {
-  Subprocess producer(ProducerArgs({"--threads", "2", "--forever"}),
-                      {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_RING_CAPACITY", "4096"}});
-  const auto name = producer.WaitForLine("segment=", 10s);
-  ASSERT_TRUE(name.has_value()) << producer.stderr_text();
-  ASSERT_TRUE(producer.WaitForLine("ready", 10s).has_value());
+  auto producer =
+      StartTestProducer({"--threads", "2", "--forever"}, {{"OPTRACE_RING_CAPACITY", "4096"}});
+  const auto name = producer->WaitForLine("segment=", 10s);
+  ASSERT_TRUE(name.has_value()) << producer->stderr_text();
+  ASSERT_TRUE(producer->WaitForLine("ready", 10s).has_value());
   std::this_thread::sleep_for(50ms);
-  producer.Kill(SIGKILL);
-  const auto status = producer.Wait(10s);
+  producer->Kill(SIGKILL);
+  const auto status = producer->Wait(10s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->signal, SIGKILL);
 
@@ -123,15 +118,14 @@ TEST(MultiProcessTest, ProducerKilledMidStream_EveryPublishedEventReadsBackIntac
 }
 
 TEST(MultiProcessTest, StderrSink_TraceLevel_EveryLineInTheDesignFormat) {
-  Subprocess producer(ProducerArgs({"--ops", "100"}),
-                      {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_SINK", "stderr"}});
-  const auto status = producer.Wait(20s);
+  auto producer = StartTestProducer({"--ops", "100"}, {{"OPTRACE_SINK", "stderr"}});
+  const auto status = producer->Wait(20s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->code, 0);
   const std::regex format(
       R"(^\[OP\] (LAUNCH|COMPLETE) (start|outer|inner) \[id=(\d+)\] target=(cpu|gpu):\d+$)");
   std::map<std::string, int> per_id;
-  const auto lines = testing::SplitLines(producer.stderr_text());
+  const auto lines = testing::SplitLines(producer->stderr_text());
   for (const auto& line : lines) {
     std::smatch m;
     ASSERT_TRUE(std::regex_match(line, m, format)) << line;
@@ -139,25 +133,25 @@ TEST(MultiProcessTest, StderrSink_TraceLevel_EveryLineInTheDesignFormat) {
   }
   EXPECT_EQ(lines.size(), 2u * (2 * 100 + 1));
   for (const auto& [id, v] : per_id) EXPECT_EQ(v, 11) << "one LAUNCH and one COMPLETE for " << id;
-  EXPECT_NE(producer.stderr_text().find("[OP] LAUNCH inner [id="), std::string::npos);
-  EXPECT_NE(producer.stderr_text().find("target=gpu:1"), std::string::npos);
+  EXPECT_NE(producer->stderr_text().find("[OP] LAUNCH inner [id="), std::string::npos);
+  EXPECT_NE(producer->stderr_text().find("target=gpu:1"), std::string::npos);
 }
 
 TEST(MultiProcessTest, EnvLevel_Invalid_WarnsOnceAndStaysOff) {
-  Subprocess producer(ProducerArgs({"--ops", "10"}), {{"OPTRACE_LEVEL", "loud"}});
-  ASSERT_TRUE(producer.Wait(20s).has_value());
-  EXPECT_NE(producer.stderr_text().find("OPTRACE_LEVEL=loud is not one of off, error"),
+  auto producer = StartTestProducer({"--ops", "10"}, {{"OPTRACE_LEVEL", "loud"}});
+  ASSERT_TRUE(producer->Wait(20s).has_value());
+  EXPECT_NE(producer->stderr_text().find("OPTRACE_LEVEL=loud is not one of off, error"),
             std::string::npos)
-      << producer.stderr_text();
-  const auto done = producer.stdout_text().substr(producer.stdout_text().find("done "));
+      << producer->stderr_text();
+  const auto done = producer->stdout_text().substr(producer->stdout_text().find("done "));
   EXPECT_EQ(ParseCounts(done).at("launches"), 0u);
 }
 
 TEST(MultiProcessTest, NoDaemon_CleanExit_SegmentRemoved) {
-  Subprocess producer(ProducerArgs({"--ops", "10"}), {{"OPTRACE_LEVEL", "trace"}});
-  const auto name = producer.WaitForLine("segment=", 10s);
+  auto producer = StartTestProducer({"--ops", "10"});
+  const auto name = producer->WaitForLine("segment=", 10s);
   ASSERT_TRUE(name.has_value());
-  ASSERT_TRUE(producer.Wait(20s).has_value());
+  ASSERT_TRUE(producer->Wait(20s).has_value());
   EXPECT_NE(::access((std::string(kShmFolder) + "/" + *name).c_str(), F_OK), 0)
       << "a segment nobody will ever drain is removed at exit";
 }
@@ -194,11 +188,11 @@ class FakeControlSegment {
 
 TEST(MultiProcessTest, DaemonControlSegmentAtTrace_NewProducerTracedFromFirstOp) {
   FakeControlSegment control(abi::LevelValue::kTrace);
-  Subprocess producer(ProducerArgs({"--ops", "10"}), {});
-  const auto name = producer.WaitForLine("segment=", 10s);
+  auto producer = StartTestProducer({"--ops", "10"}, {{"OPTRACE_LEVEL", ""}});
+  const auto name = producer->WaitForLine("segment=", 10s);
   ASSERT_TRUE(name.has_value());
-  ASSERT_TRUE(producer.Wait(20s).has_value());
-  const auto done = producer.stdout_text().substr(producer.stdout_text().find("done "));
+  ASSERT_TRUE(producer->Wait(20s).has_value());
+  const auto done = producer->stdout_text().substr(producer->stdout_text().find("done "));
   EXPECT_EQ(ParseCounts(done).at("launches"), 21u) << "the first op is traced too";
   // A daemon serves the namespace, so the segment is left for it to drain.
   const std::string path = std::string(kShmFolder) + "/" + *name;
@@ -208,9 +202,9 @@ TEST(MultiProcessTest, DaemonControlSegmentAtTrace_NewProducerTracedFromFirstOp)
 
 // Launches a quiet producer and returns how many ops it traced.
 uint64_t LaunchesOfQuietProducer() {
-  Subprocess producer(ProducerArgs({"--ops", "10"}), {});
-  if (!producer.Wait(20s)) return 0;
-  const auto& out = producer.stdout_text();
+  auto producer = StartTestProducer({"--ops", "10"}, {{"OPTRACE_LEVEL", ""}});
+  if (!producer->Wait(20s)) return 0;
+  const auto& out = producer->stdout_text();
   const size_t at = out.find("done ");
   return at == std::string::npos ? 0 : ParseCounts(out.substr(at)).at("launches");
 }
@@ -239,9 +233,9 @@ TEST(MultiProcessTest, Malicious_ControlSegmentWithBadMagic_Ignored) {
     const uint64_t junk = 0xdeadbeef;
     ASSERT_EQ(::pwrite(fd, &junk, sizeof junk, 0), static_cast<ssize_t>(sizeof junk));
     ::close(fd);
-    Subprocess producer(ProducerArgs({"--ops", "10"}), {});
-    ASSERT_TRUE(producer.Wait(20s).has_value());
-    const auto done = producer.stdout_text().substr(producer.stdout_text().find("done "));
+    auto producer = StartTestProducer({"--ops", "10"}, {{"OPTRACE_LEVEL", ""}});
+    ASSERT_TRUE(producer->Wait(20s).has_value());
+    const auto done = producer->stdout_text().substr(producer->stdout_text().find("done "));
     EXPECT_EQ(ParseCounts(done).at("launches"), 0u);
   }
 }
