@@ -8,6 +8,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "fused_tags.h"
 #include "instants.h"
 #include "levels.h"
 #include "method_table.h"
@@ -31,6 +32,9 @@ PyMethodDef g_functions[] = {
      "mark(name, tag=None, level='info')\n\nAn instant event."},
     {"counter", AsCFunction(Counter), METH_FASTCALL | METH_KEYWORDS,
      "counter(name, value, level='debug')\n\nThe value of a counter (a 64-bit int)."},
+    {"fused_tag", AsCFunction(FusedTag), METH_FASTCALL,
+     "fused_tag(*parts) -> str\n\nThe tag of a fused op: the tags of the ops it replaces, in the "
+     "order\nthey compute, joined by '+' (docs/dispatch-names.md)."},
     {"set_level", AsCFunction(SetLevel), METH_O,
      "set_level(level)\n\nThe level this process asks for ('off' .. 'trace'), as OPTRACE_LEVEL\n"
      "does at start. With a daemon attached it takes effect within one drain cycle."},

@@ -11,6 +11,7 @@ because of tracing, costs a level check when tracing is off)::
     optrace.mark("step done")
     optrace.counter("pool_bytes", 1 << 20)
     optrace.set_level("trace")            # or OPTRACE_LEVEL=trace
+    optrace.fused_tag("matmul_16x1024x256_f32", "elementwise_gelu_16384_f32")
 
 Query client (gRPC, needs python3-grpcio and python3-protobuf; imported on
 first use)::
@@ -22,12 +23,14 @@ first use)::
 See docs/python.md.
 """
 
-from optrace._producer import Op, begin, counter, enabled, end, get_level, mark, op, set_level
+from optrace._producer import (Op, begin, counter, enabled, end, fused_tag, get_level, mark, op,
+                               set_level)
 from optrace.errors import *  # noqa: F401,F403  (Error and one subclass per gRPC code)
 from optrace.errors import __all__ as _error_names
 
 __all__ = [
-    "Op", "op", "begin", "end", "mark", "counter", "set_level", "get_level", "enabled",
+    "Op", "op", "begin", "end", "mark", "counter", "fused_tag", "set_level", "get_level",
+    "enabled",
     "Client", "LEVELS",
 ] + list(_error_names)
 

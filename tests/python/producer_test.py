@@ -64,5 +64,31 @@ class ProducerTest(t.DaemonTestCase):
         self.assertEqual(len(spans), report["spans"], json.dumps(report))
 
 
+class FusedTagTest(unittest.TestCase):
+    """optrace.fused_tag() builds a fused op's tag by liboptrace's rules."""
+
+    def test_FusedTag_PartsInOrder_JoinedByPlus(self):
+        import optrace
+        self.assertEqual(optrace.fused_tag("matmul_16x1024x256_f32", "elementwise_gelu_16384_f32"),
+                         "matmul_16x1024x256_f32+elementwise_gelu_16384_f32")
+        self.assertEqual(optrace.fused_tag("a", "b", "c"), "a+b+c")
+
+    def test_Malicious_FusedTag_BadParts_ValueErrorNamingThePart(self):
+        import optrace
+        cases = {("only",): "at least two parts, got 1",
+                 (): "at least two parts, got 0",
+                 ("a", ""): "part 1 ('')",
+                 ("a+b", "c"): "part 0 ('a+b')",
+                 ("x" * 3000, "y" * 3000): "longer than 4096 bytes",
+                 ("a\0b", "c"): "part 0 contains a NUL"}
+        for parts, message in cases.items():
+            with self.subTest(parts=parts[:2]):
+                with self.assertRaises(ValueError) as raised:
+                    optrace.fused_tag(*parts)
+                self.assertIn(message, str(raised.exception))
+        with self.assertRaises(TypeError):
+            optrace.fused_tag("a", 7)
+
+
 if __name__ == "__main__":
     unittest.main()
