@@ -18,7 +18,7 @@ ops = []
 lock = threading.Lock()
 
 
-def record(op, site, parent=0, launch_thread=None, complete_thread=None, device_ns=0):
+def record(op, site, parent=0, launch_thread=None, complete_thread=None, device_ns=None):
     with lock:
         ops.append({"id": op.id, "name": op.name, "tag": op.tag or "", "target": op.target,
                     "device": op.device, "stream": op.stream, "site": site, "parent": parent,
