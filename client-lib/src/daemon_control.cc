@@ -18,6 +18,37 @@
 namespace optrace::client {
 namespace {
 
+// Maps the control segment of daemon `uid` read-only, once the file passed
+// its checks: owned by `uid`, the right size, magic and major. nullptr when
+// it is absent or fails them. The caller unmaps it (kControlBytes).
+const abi::ControlBlock* MapControlBlock(std::string_view ns, uint32_t uid) {
+  const std::string path = std::string(kShmFolder) + "/" + ControlSegmentName(ns, uid);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  const abi::ControlBlock* block = nullptr;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid &&
+      static_cast<uint64_t>(st.st_size) == abi::kControlBytes) {
+    void* p = ::mmap(nullptr, abi::kControlBytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) {
+      block = static_cast<const abi::ControlBlock*>(p);
+      if (block->magic != abi::kControlMagic || block->abi_major != abi::kAbiMajor) {
+        ::munmap(p, abi::kControlBytes);
+        block = nullptr;
+      }
+    }
+  }
+  ::close(fd);
+  return block;
+}
+
+// True when `pid` runs (EPERM from kill means alive, owned by someone else).
+// A daemon killed with SIGKILL leaves its control segment behind.
+bool ProcessAlive(uint32_t pid) {
+  const auto p = static_cast<pid_t>(pid);
+  return p > 0 && (::kill(p, 0) == 0 || errno == EPERM);
+}
+
 struct ControlSnapshot {
   uint32_t default_level;
   bool daemon_alive;
@@ -25,29 +56,12 @@ struct ControlSnapshot {
 
 // Reads the control segment of daemon `uid`, checking everything before use.
 std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
-  const std::string path = std::string(kShmFolder) + "/" + ControlSegmentName(ns, uid);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  std::optional<ControlSnapshot> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid &&
-      static_cast<uint64_t>(st.st_size) == abi::kControlBytes) {
-    void* p = ::mmap(nullptr, abi::kControlBytes, PROT_READ, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) {
-      const auto* block = static_cast<const abi::ControlBlock*>(p);
-      if (block->magic == abi::kControlMagic && block->abi_major == abi::kAbiMajor) {
-        // A daemon killed with SIGKILL leaves its control segment behind
-        // (EPERM from kill means alive, owned by someone else).
-        const auto pid = static_cast<pid_t>(block->daemon_pid);
-        out =
-            ControlSnapshot{std::min<uint32_t>(block->default_level.load(std::memory_order_acquire),
-                                               abi::kMaxLevel),
-                            pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)};
-      }
-      ::munmap(p, abi::kControlBytes);
-    }
-  }
-  ::close(fd);
+  const abi::ControlBlock* block = MapControlBlock(ns, uid);
+  if (block == nullptr) return std::nullopt;
+  const ControlSnapshot out{
+      std::min<uint32_t>(block->default_level.load(std::memory_order_acquire), abi::kMaxLevel),
+      ProcessAlive(block->daemon_pid)};
+  ::munmap(const_cast<abi::ControlBlock*>(block), abi::kControlBytes);
   return out;
 }
 
@@ -92,6 +106,19 @@ bool DaemonServesNamespace(std::string_view ns) {
     if (ReadControl(ns, uid).has_value()) return true;
   }
   return false;
+}
+
+
+const abi::ControlBlock* MapWakeBlockOf(std::string_view ns, uint32_t daemon_pid) {
+  for (uint32_t uid : TrustedDaemonUids(ns)) {
+    const abi::ControlBlock* block = MapControlBlock(ns, uid);
+    if (block == nullptr) continue;
+    if (block->daemon_pid == daemon_pid && block->control_bytes >= abi::kControlBytesWithWake) {
+      return block;
+    }
+    ::munmap(const_cast<abi::ControlBlock*>(block), abi::kControlBytes);
+  }
+  return nullptr;
 }
 
 }  // namespace optrace::client

@@ -22,6 +22,12 @@ std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns);
 // (a service manager restarts it; a cleanly stopped daemon removes it).
 bool DaemonServesNamespace(std::string_view ns);
 
+// The control block of daemon `daemon_pid` (the one attached to our segment)
+// among those a producer listens to, mapped read-only for the rest of the
+// process's life, when it carries the drain wake fields (ABI minor >= 1).
+// nullptr otherwise. Cold: a directory listing and a few system calls.
+const abi::ControlBlock* MapWakeBlockOf(std::string_view ns, uint32_t daemon_pid);
+
 }  // namespace optrace::client
 
 #endif  // OPTRACE_CLIENT_DAEMON_CONTROL_H_

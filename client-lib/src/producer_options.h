@@ -16,6 +16,9 @@ struct ProducerOptions {
   bool sink_stderr = false;                            // OPTRACE_SINK=stderr
   uint32_t ring_count = 16;                            // OPTRACE_RING_COUNT
   uint32_t ring_capacity = 8192;                       // OPTRACE_RING_CAPACITY
+  // The start-up handshake's bound: how long the first op waits for a live
+  // daemon of the namespace to attach (docs/abi.md, "Start-up handshake").
+  uint32_t attach_timeout_ms = 200;                    // OPTRACE_ATTACH_TIMEOUT_MS
   uint32_t string_slots = 8192;
   uint32_t string_blob_bytes = 512u << 10;
 };

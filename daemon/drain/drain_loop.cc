@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,23 +60,23 @@ DrainLoop::~DrainLoop() {
     Join();
   }
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 Status DrainLoop::Start(ResumeState resume) {
   auto watcher = SegmentWatcher::Create(options_.shm_folder, options_.attach.ns);
   if (!watcher.ok()) return watcher.status();
   watcher_ = std::move(watcher).value();
+  auto wakeups = DrainWakeups::Create(control_, &counters_.producer_wakeups);
+  if (!wakeups.ok()) return wakeups.status();
+  wakeups_ = std::move(wakeups).value();
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epoll_fd_ < 0 || wake_fd_ < 0)
-    return Status::IoError(std::string("epoll: ") + std::strerror(errno));
+  if (epoll_fd_ < 0) return Status::IoError(std::string("epoll: ") + std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWatcherTag;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, watcher_->fd(), &ev);
   ev.data.u64 = kWakeTag;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wakeups_->fd(), &ev);
   resume_ = std::move(resume);
   dictionary_.Load(resume_.strings);
   next_session_id_ = resume_.max_session_id + 1;
@@ -101,8 +100,7 @@ void DrainLoop::SetPolicy(std::shared_ptr<const LevelPolicy> policy) {
 }
 
 void DrainLoop::Wake() {
-  const uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  if (wakeups_ != nullptr) wakeups_->Notify();
 }
 
 void DrainLoop::Run() {
@@ -113,7 +111,9 @@ void DrainLoop::Run() {
   last_cut_ns_ = ClockNs(CLOCK_MONOTONIC);
   epoll_event events[64];
   while (!stop_.load()) {
+    wakeups_->BeforeSleep();
     const int n = ::epoll_wait(epoll_fd_, events, 64, interval_ms);
+    wakeups_->AfterSleep();
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = events[i].data.u64;
       if (tag == kWatcherTag) {
@@ -121,8 +121,7 @@ void DrainLoop::Run() {
         for (const std::string& name : watcher_->ReadNewNames(&overflowed)) TryAttach(name);
         if (overflowed) last_scan_ns_ = 0;  // rescan now
       } else if (tag == kWakeTag) {
-        uint64_t v;
-        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
+        wakeups_->Consume();
       } else {
         exited_.insert(tag - kFirstSessionTag);
       }
@@ -219,6 +218,9 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
   session->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()),
                                          ClockNs(CLOCK_MONOTONIC));
   UpdateLevel(*session);
+  // The producer may be waiting for this (its start-up handshake): its
+  // rings are drained from the next pass, which follows at once.
+  session->segment().SignalAttached();
   // A producer that died while no daemon ran: ingest it as it is.
   if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
   LogInfo("attached {} as session {} (pid {}, label '{}'{})", name, id, session->record().pid,
