@@ -32,15 +32,6 @@ uint64_t ClockNs(clockid_t clock) {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// What a shed batch held for one session, kept aside before Submit (which
-// consumes the batch) so that a refusal can be accounted for.
-struct ShedPlan {
-  SessionId session;
-  SessionSpans spans;
-  SessionInstants instants;
-  SessionHalves halves;
-};
-
 }  // namespace
 
 DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
@@ -416,39 +407,37 @@ void DrainLoop::Cut(uint64_t now_ns) {
   for (auto& [id, s] : sessions_) {
     if (s->HasPending()) s->CutInto(&batch);
   }
-  // Keep aside what a refusal would lose, then hand the batch over.
-  std::vector<ShedPlan> plans;
-  for (const SessionRecord& r : batch.sessions) plans.push_back({r.id, {}, {}, {}});
-  auto plan_for = [&](SessionId id) -> ShedPlan& {
-    return *std::find_if(plans.begin(), plans.end(),
-                         [&](const ShedPlan& p) { return p.session == id; });
-  };
-  for (const SessionSpans& sp : batch.spans) plan_for(sp.session).spans = sp;
-  for (const SessionInstants& si : batch.instants) plan_for(si.session).instants = si;
-  for (const SessionHalves& sh : batch.halves_opened) plan_for(sh.session).halves = sh;
-  std::vector<std::pair<StringId, std::string>> strings = batch.new_strings;
   InFlight flight{batch.sequence, batch.cursors};
   std::vector<SessionId> finishing;
   for (const SessionRecord& r : batch.sessions) {
     if (r.state != SessionState::kRunning) finishing.push_back(r.id);
   }
-  if (store_->Submit(std::move(batch))) {
+  if (store_->TrySubmit(&batch)) {
     counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
     for (SessionId id : finishing) final_sequence_[id] = flight.sequence;
     in_flight_.push_back(std::move(flight));
     return;
   }
-  // Shed: the writer is behind. Count what is lost per session; records,
-  // cursors, strings and halves go into the next batch again.
+  // Shed: the writer is behind, and the batch is still ours. Count what is
+  // lost per session; records, cursors, strings and halves go into the
+  // next batch again.
   counters_.batches_shed.fetch_add(1, std::memory_order_relaxed);
-  dictionary_.ReturnAdditions(std::move(strings));
-  for (ShedPlan& p : plans) {
-    auto it = sessions_.find(p.session);
+  dictionary_.ReturnAdditions(std::move(batch.new_strings));
+  for (const SessionRecord& r : batch.sessions) {
+    auto it = sessions_.find(r.id);
     if (it == sessions_.end()) continue;
-    counters_.events_shed.fetch_add(it->second->OnShed(&p.spans, &p.instants, &p.halves),
-                                    std::memory_order_relaxed);
+    auto of_session = [&](const auto& parts) {
+      auto part = std::find_if(parts.begin(), parts.end(),
+                               [&](const auto& p) { return p.session == r.id; });
+      return part == parts.end() ? nullptr : &*part;
+    };
+    counters_.events_shed.fetch_add(
+        it->second->OnShed(of_session(batch.spans), of_session(batch.instants),
+                           of_session(batch.halves_opened)),
+        std::memory_order_relaxed);
   }
-  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence, plans.size());
+  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence,
+             batch.sessions.size());
 }
 
 void DrainLoop::ApplyCommits() {
