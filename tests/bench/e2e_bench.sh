@@ -31,7 +31,7 @@ for rate in "${rates[@]}"; do
   cpu0=$(cpu_ticks $daemon)
   t0=$(date +%s.%N)
   # RING: ring capacity in events; unset, the library's default.
-  out=$(OPTRACE_LEVEL=trace ${RING:+OPTRACE_RING_CAPACITY=$RING} \
+  out=$(env OPTRACE_LEVEL=trace ${RING:+OPTRACE_RING_CAPACITY=$RING} \
         "$build/tests/bench/optrace-load" --threads "$threads" --rate "$rate" --seconds "$seconds")
   pid_line=$(echo "$out" | grep '^done')
   launches=$(echo "$pid_line" | sed 's/.*launches=\([0-9]*\).*/\1/')
