@@ -68,7 +68,7 @@ bool ClaimRing(ThreadWriter& w, ProducerSegment& segment, bool fast_path_allowed
       w.write_pos = ring.write_pos.load(std::memory_order_relaxed);
       w.dropped = ring.dropped.load(std::memory_order_relaxed);
       w.check_pos = w.write_pos;  // the first event looks at the fill
-      w.woken_at_read = ~uint64_t{0};
+      w.wake_tried_at_read = ~uint64_t{0};
       w.fast_slots = fast_path_allowed ? w.ring_slots : nullptr;
       segment.header().rings_claimed.fetch_add(1, std::memory_order_relaxed);
       tls_releaser.armed = true;  // registers the thread-exit destructor
@@ -114,14 +114,15 @@ bool CheckFillSlow(ThreadWriter& w) noexcept {
   const uint64_t fill = pos - read;
   // Past half full: the daemon holds slots only until half full (it keeps
   // uncommitted events while there is room), so a ring beyond that needs
-  // it now. Wake it if it sleeps, once per read position it reached, so a
-  // stuck daemon costs one system call, not one per event.
-  if (fill > kWakeFill(capacity) && read != w.woken_at_read) {
+  // it now. Wake it if it sleeps, trying once per read position it reached:
+  // a stuck daemon costs one system call, not one per event, and a full
+  // ring's drops stay a load and a store. A daemon that was awake at our
+  // try releases at its next pass (the ring is past half), which re-arms
+  // us; if it fell asleep just before that pass, its timer ends the sleep.
+  if (fill > kWakeFill(capacity) && read != w.wake_tried_at_read) {
+    w.wake_tried_at_read = read;
     client::Runtime& rt = client::Runtime::Get();
-    client::ProducerSegment* segment = rt.segment();
-    if (segment != nullptr && rt.waker().WakeIfSleeping(segment->header())) {
-      w.woken_at_read = read;
-    }
+    if (client::ProducerSegment* segment = rt.segment()) rt.waker().WakeIfSleeping(segment->header());
   }
   if (fill > w.mask) {
     // Full: drop, count exactly, never block. Only this thread writes

@@ -86,8 +86,8 @@ uint64_t EventsOf(const std::map<std::string, uint64_t>& done) {
 
 TEST_F(IngestTest, RecordsFromFirstOp_RateDaemonSustains_NothingLost) {
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
-  // 50,000 events/s from the first op into the default 8192-event ring: a
-  // wake at half full leaves the daemon 80 ms to answer, ample even on a
+  // 50,000 events/s from the first op into the default 16384-event ring: a
+  // wake at half full leaves the daemon 160 ms to answer, ample even on a
   // loaded machine. The handshake must have seen the daemon attach before
   // the first op (no message).
   auto producer = StartProducer({"--ops", "5000", "--rate", "25000"});
@@ -117,8 +117,8 @@ TEST_F(IngestTest, RingPastWatermark_SleepingDaemon_WokenAndEverythingAccounted)
   ASSERT_FALSE(done.empty()) << producer->stderr_text();
   const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
   ASSERT_TRUE(record.has_value()) << daemon_.log();
-  // 200,000 events back to back cross the watermark of an 8192-event ring
-  // while the daemon sleeps between passes.
+  // 200,000 events back to back cross the watermark of the 16384-event
+  // ring while the daemon sleeps between passes.
   EXPECT_GT(Counter("producer_wakeups"), wakes_before);
   EXPECT_EQ(record->events + record->dropped_ring_full, EventsOf(done));
   EXPECT_EQ(record->dropped_ring_full, done.at("ring_full"));
@@ -146,7 +146,7 @@ TEST_F(IngestTest, DeadDaemonsControlSegment_ProducerNeverWaits) {
 TEST_F(IngestTest, StoppedDaemon_WaitBoundedThenRunsOnCountingDrops) {
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
-  // 80,000 events into one 8192-event ring that nobody drains.
+  // 80,000 events into one 16384-event ring that nobody drains.
   auto producer = StartProducer({"--ops", "20000"}, {{"OPTRACE_ATTACH_TIMEOUT_MS", "300"}});
   const auto status = producer->Wait(30s);
   ::kill(daemon_.pid(), SIGCONT);

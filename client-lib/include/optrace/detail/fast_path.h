@@ -43,7 +43,7 @@ struct ThreadWriter {
   // by the last read_pos seen (read only there), crosses its wake
   // watermark or is full.
   uint64_t check_pos;
-  uint64_t woken_at_read;     // read_pos at our last wake of the daemon (~0: none yet)
+  uint64_t wake_tried_at_read;  // read_pos at our last try to wake the daemon (~0: none)
   uint64_t dropped;           // private copy of ring->dropped
   uint64_t next_op_id;        // next id of this thread's id block
   uint64_t op_id_end;         // one past the block's last id
