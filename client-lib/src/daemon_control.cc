@@ -52,6 +52,7 @@ bool ProcessAlive(uint32_t pid) {
 struct ControlSnapshot {
   uint32_t default_level;
   bool daemon_alive;
+  bool attach_handshake;  // the daemon signals SegmentHeader::attach_word (minor >= 1)
 };
 
 // Reads the control segment of daemon `uid`, checking everything before use.
@@ -60,7 +61,7 @@ std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
   if (block == nullptr) return std::nullopt;
   const ControlSnapshot out{
       std::min<uint32_t>(block->default_level.load(std::memory_order_acquire), abi::kMaxLevel),
-      ProcessAlive(block->daemon_pid)};
+      ProcessAlive(block->daemon_pid), block->control_bytes >= abi::kControlBytesWithWake};
   ::munmap(const_cast<abi::ControlBlock*>(block), abi::kControlBytes);
   return out;
 }
@@ -91,14 +92,17 @@ std::vector<uint32_t> TrustedDaemonUids(std::string_view ns) {
 
 }  // namespace
 
-std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns) {
-  std::optional<uint32_t> best;
+std::optional<LiveDaemons> ReadLiveDaemons(std::string_view ns) {
+  std::optional<LiveDaemons> out;
   for (uint32_t uid : TrustedDaemonUids(ns)) {
     const auto c = ReadControl(ns, uid);
-    if (c && c->daemon_alive) best = std::max(best.value_or(0), c->default_level);
+    if (!c || !c->daemon_alive) continue;
+    if (!out) out = LiveDaemons{};
+    out->default_level =
+        std::max(out->default_level, static_cast<abi::LevelValue>(c->default_level));
+    out->attach_handshake = out->attach_handshake || c->attach_handshake;
   }
-  if (!best) return std::nullopt;
-  return static_cast<abi::LevelValue>(*best);
+  return out;
 }
 
 bool DaemonServesNamespace(std::string_view ns) {

@@ -10,12 +10,18 @@
 
 namespace optrace::client {
 
-// The most verbose default level published by a live daemon serving this
-// process: the daemon of our own uid, or one running as a system account
-// (uid below 1000: root, or the dedicated `optrace` user of the service). nullopt when no such
-// daemon runs. The control segment is untrusted: it must be owned by the uid
-// in its name, have the right size and magic, and its level is clamped.
-std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns);
+// What the live daemons serving this process publish: the daemon of our own
+// uid, or one running as a system account (uid below 1000: root, or the
+// dedicated `optrace` user of the service).
+struct LiveDaemons {
+  abi::LevelValue default_level = abi::LevelValue::kOff;  // the most verbose one
+  bool attach_handshake = false;  // one of them signals attach_word (ABI minor >= 1)
+};
+
+// nullopt when no such daemon runs. The control segment is untrusted: it
+// must be owned by the uid in its name, have the right size and magic, and
+// its level is clamped.
+std::optional<LiveDaemons> ReadLiveDaemons(std::string_view ns);
 
 // True when a daemon serves this namespace and would pick up our segment:
 // its control segment exists, even if that daemon died without removing it

@@ -44,18 +44,20 @@ void Runtime::StartLocked() {
   // A process started while a tail runs is traced from its first op: start
   // at the most verbose of what we ask for and what a live daemon publishes.
   abi::LevelValue initial = requested_level_;
-  const auto daemon_level = ReadDaemonDefaultLevel(options_.ns);
-  if (daemon_level) initial = std::max(initial, *daemon_level);
+  const auto daemons = ReadLiveDaemons(options_.ns);
+  if (daemons) initial = std::max(initial, daemons->default_level);
   std::string error;
   segment_ = ProducerSegment::Create(options_, requested_level_, initial, &error);
   const std::atomic<uint32_t>* word = &private_level_;
   if (segment_ != nullptr) {
     strings_->AttachSegment(segment_.get());
     word = &segment_->header().level;
-    // Start-up handshake: only when a live daemon serves us (never when
-    // none runs) and we are about to record (at level off nothing would be
-    // lost: only the daemon can raise the level, and it does so at attach).
-    if (daemon_level && initial != abi::LevelValue::kOff && options_.attach_timeout_ms > 0 &&
+    // Start-up handshake: only when a live daemon that signals its attach
+    // serves us (never when none runs) and we are about to record (at level
+    // off nothing would be lost: only the daemon can raise the level, and
+    // it does so at attach).
+    if (daemons && daemons->attach_handshake && initial != abi::LevelValue::kOff &&
+        options_.attach_timeout_ms > 0 &&
         !AwaitDaemonAttach(segment_->header(), options_.attach_timeout_ms)) {
       std::fprintf(stderr,
                    "optrace: no daemon attached to %s within %u ms (OPTRACE_ATTACH_TIMEOUT_MS); "
