@@ -27,38 +27,15 @@
 #include <thread>
 #include <vector>
 
+#include "op_pair_modes.h"
 #include "optrace/optrace.hpp"
-
-#ifdef OPTRACE_BENCH_HAVE_LTTNG
-#include "lttng_op_tp.h"
-#endif
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kOpName = "elementwise";
-constexpr const char* kTargetName = "cpu";
-constexpr int kDevice = 0;
-
-inline void Keep(uint64_t value) { asm volatile("" : : "r"(value) : "memory"); }
-
-optrace::OpSite g_site(kOpName);
-
-struct OptraceMode {
-  static void Pair(uint64_t) {
-    optrace::ScopedOp op(g_site, optrace::Placement::Cpu(kDevice));
-    Keep(op.id());
-  }
-};
-
+using optrace::bench::OptraceMode;
 #ifdef OPTRACE_BENCH_HAVE_LTTNG
-struct LttngMode {
-  static void Pair(uint64_t id) {
-    lttng_ust_tracepoint(optrace_bench, launch, kOpName, id, kTargetName, kDevice);
-    lttng_ust_tracepoint(optrace_bench, complete, kOpName, id, kTargetName, kDevice);
-  }
-};
+using optrace::bench::LttngMode;
 #endif
 
 // Records `pairs` pairs on the calling thread, at `rate` a second (0: back
