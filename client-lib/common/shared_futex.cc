@@ -20,8 +20,8 @@ bool SharedFutexWait(const std::atomic<uint32_t>* word, uint32_t expected, uint6
 }
 
 int SharedFutexWake(const std::atomic<uint32_t>* word, int count) {
-  return static_cast<int>(::syscall(SYS_futex, reinterpret_cast<const uint32_t*>(word),
-                                    FUTEX_WAKE, count, nullptr, nullptr, 0));
+  return static_cast<int>(::syscall(SYS_futex, reinterpret_cast<const uint32_t*>(word), FUTEX_WAKE,
+                                    count, nullptr, nullptr, 0));
 }
 
 }  // namespace optrace

@@ -112,7 +112,6 @@ bool DaemonServesNamespace(std::string_view ns) {
   return false;
 }
 
-
 const abi::ControlBlock* MapWakeBlockOf(std::string_view ns, uint32_t daemon_pid) {
   for (uint32_t uid : TrustedDaemonUids(ns)) {
     const abi::ControlBlock* block = MapControlBlock(ns, uid);

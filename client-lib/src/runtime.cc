@@ -11,8 +11,8 @@
 
 #include "attach_handshake.h"
 #include "daemon_control.h"
-#include "thread_writer.h"
 #include "optrace/detail/fast_path.h"
+#include "thread_writer.h"
 
 namespace optrace::client {
 
@@ -23,8 +23,7 @@ Runtime& Runtime::Get() {
 
 Runtime::Runtime()
     : options_(ReadProducerOptions()),
-      strings_(std::make_unique<StringInterner>(options_.string_slots,
-                                                options_.string_blob_bytes)),
+      strings_(std::make_unique<StringInterner>(options_.string_slots, options_.string_blob_bytes)),
       waker_(options_.ns),
       requested_level_(options_.level) {}
 

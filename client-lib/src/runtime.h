@@ -8,8 +8,8 @@
 #include <memory>
 #include <mutex>
 
-#include "optrace/abi.h"
 #include "drain_waker.h"
+#include "optrace/abi.h"
 #include "producer_options.h"
 #include "producer_segment.h"
 #include "string_interner.h"

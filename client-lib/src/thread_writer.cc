@@ -122,7 +122,8 @@ bool CheckFillSlow(ThreadWriter& w) noexcept {
   if (fill > kWakeFill(capacity) && read != w.wake_tried_at_read) {
     w.wake_tried_at_read = read;
     client::Runtime& rt = client::Runtime::Get();
-    if (client::ProducerSegment* segment = rt.segment()) rt.waker().WakeIfSleeping(segment->header());
+    if (client::ProducerSegment* segment = rt.segment())
+      rt.waker().WakeIfSleeping(segment->header());
   }
   if (fill > w.mask) {
     // Full: drop, count exactly, never block. Only this thread writes

@@ -107,7 +107,7 @@ class SpanCorrelator {
   std::function<uint64_t(uint64_t, uint64_t)> duration_ns_;
   const size_t max_open_;
   const size_t max_pending_;
-  WaitingMap open_;     // LAUNCH waiting for COMPLETE (besides the stacks)
+  WaitingMap open_;  // LAUNCH waiting for COMPLETE (besides the stacks)
   std::vector<ThreadStack> stacks_;
   size_t last_stack_ = 0;  // index of the stack used last (events come in runs)
   size_t stacked_ = 0;     // LAUNCHes in all stacks

@@ -128,8 +128,8 @@ bool ProducerSession::Drain(size_t budget, reader::DrainMode mode, uint64_t now_
   // An event finishes at most one span (evictions aside): grow once per
   // pass, not by doubling within it.
   if (pending_.spans.capacity() - pending_.spans.size() < events_.size()) {
-    pending_.spans.reserve(std::max(pending_.spans.size() + events_.size(),
-                                    2 * pending_.spans.capacity()));
+    pending_.spans.reserve(
+        std::max(pending_.spans.size() + events_.size(), 2 * pending_.spans.capacity()));
   }
   for (const abi::OpEvent& e : events_) Ingest(e);
   if (!events_.empty()) {

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
 

@@ -96,10 +96,11 @@ inline uint64_t NextOpId(ThreadWriter& w) noexcept {
 }
 
 // Writes one event at the next position of the ring behind `w`, or counts a
-// drop when the ring is full. One compare per event decides whether the
-// fill needs a look (full ring, or the wake watermark crossed). `fill(slot)` sets every field but thread_id
-// and stamp, straight into the slot: building the event elsewhere and
-// copying it would cost store-forwarding stalls on the hot path.
+// drop when the ring is full; one compare per event decides whether the
+// fill needs a look (ring full, or the wake watermark crossed).
+// `fill(slot)` sets every field but thread_id and stamp, straight into the
+// slot: building the event elsewhere and copying it would cost
+// store-forwarding stalls on the hot path.
 // REQUIRES: `w` is the calling thread's writer and owns a ring.
 template <typename Fill>
 inline void WriteSlot(ThreadWriter& w, abi::OpEvent* slots, Fill&& fill) noexcept {
