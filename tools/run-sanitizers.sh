@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 targets=(client_tests daemon_core_tests daemon_storage_tests daemon_api_tests
-         daemon_integration_tests api_integration_tests
+         daemon_integration_tests api_integration_tests ingest_integration_tests
          optraced optrace-test-producer optrace-test-client optrace-load)
 # Tests whose figures are timing claims, not correctness: sanitizers make
 # everything several times slower, so they are left to the normal build.

@@ -18,36 +18,51 @@
 namespace optrace::client {
 namespace {
 
-struct ControlSnapshot {
-  uint32_t default_level;
-  bool daemon_alive;
-};
-
-// Reads the control segment of daemon `uid`, checking everything before use.
-std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
+// Maps the control segment of daemon `uid` read-only, once the file passed
+// its checks: owned by `uid`, the right size, magic and major. nullptr when
+// it is absent or fails them. The caller unmaps it (kControlBytes).
+const abi::ControlBlock* MapControlBlock(std::string_view ns, uint32_t uid) {
   const std::string path = std::string(kShmFolder) + "/" + ControlSegmentName(ns, uid);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return std::nullopt;
+  if (fd < 0) return nullptr;
   struct stat st {};
-  std::optional<ControlSnapshot> out;
+  const abi::ControlBlock* block = nullptr;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid &&
       static_cast<uint64_t>(st.st_size) == abi::kControlBytes) {
     void* p = ::mmap(nullptr, abi::kControlBytes, PROT_READ, MAP_SHARED, fd, 0);
     if (p != MAP_FAILED) {
-      const auto* block = static_cast<const abi::ControlBlock*>(p);
-      if (block->magic == abi::kControlMagic && block->abi_major == abi::kAbiMajor) {
-        // A daemon killed with SIGKILL leaves its control segment behind
-        // (EPERM from kill means alive, owned by someone else).
-        const auto pid = static_cast<pid_t>(block->daemon_pid);
-        out =
-            ControlSnapshot{std::min<uint32_t>(block->default_level.load(std::memory_order_acquire),
-                                               abi::kMaxLevel),
-                            pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)};
+      block = static_cast<const abi::ControlBlock*>(p);
+      if (block->magic != abi::kControlMagic || block->abi_major != abi::kAbiMajor) {
+        ::munmap(p, abi::kControlBytes);
+        block = nullptr;
       }
-      ::munmap(p, abi::kControlBytes);
     }
   }
   ::close(fd);
+  return block;
+}
+
+// True when `pid` runs (EPERM from kill means alive, owned by someone else).
+// A daemon killed with SIGKILL leaves its control segment behind.
+bool ProcessAlive(uint32_t pid) {
+  const auto p = static_cast<pid_t>(pid);
+  return p > 0 && (::kill(p, 0) == 0 || errno == EPERM);
+}
+
+struct ControlSnapshot {
+  uint32_t default_level;
+  bool daemon_alive;
+  bool attach_handshake;  // the daemon signals SegmentHeader::attach_word (minor >= 1)
+};
+
+// Reads the control segment of daemon `uid`, checking everything before use.
+std::optional<ControlSnapshot> ReadControl(std::string_view ns, uint32_t uid) {
+  const abi::ControlBlock* block = MapControlBlock(ns, uid);
+  if (block == nullptr) return std::nullopt;
+  const ControlSnapshot out{
+      std::min<uint32_t>(block->default_level.load(std::memory_order_acquire), abi::kMaxLevel),
+      ProcessAlive(block->daemon_pid), block->control_bytes >= abi::kControlBytesWithWake};
+  ::munmap(const_cast<abi::ControlBlock*>(block), abi::kControlBytes);
   return out;
 }
 
@@ -77,14 +92,17 @@ std::vector<uint32_t> TrustedDaemonUids(std::string_view ns) {
 
 }  // namespace
 
-std::optional<abi::LevelValue> ReadDaemonDefaultLevel(std::string_view ns) {
-  std::optional<uint32_t> best;
+std::optional<LiveDaemons> ReadLiveDaemons(std::string_view ns) {
+  std::optional<LiveDaemons> out;
   for (uint32_t uid : TrustedDaemonUids(ns)) {
     const auto c = ReadControl(ns, uid);
-    if (c && c->daemon_alive) best = std::max(best.value_or(0), c->default_level);
+    if (!c || !c->daemon_alive) continue;
+    if (!out) out = LiveDaemons{};
+    out->default_level =
+        std::max(out->default_level, static_cast<abi::LevelValue>(c->default_level));
+    out->attach_handshake = out->attach_handshake || c->attach_handshake;
   }
-  if (!best) return std::nullopt;
-  return static_cast<abi::LevelValue>(*best);
+  return out;
 }
 
 bool DaemonServesNamespace(std::string_view ns) {
@@ -92,6 +110,18 @@ bool DaemonServesNamespace(std::string_view ns) {
     if (ReadControl(ns, uid).has_value()) return true;
   }
   return false;
+}
+
+const abi::ControlBlock* MapWakeBlockOf(std::string_view ns, uint32_t daemon_pid) {
+  for (uint32_t uid : TrustedDaemonUids(ns)) {
+    const abi::ControlBlock* block = MapControlBlock(ns, uid);
+    if (block == nullptr) continue;
+    if (block->daemon_pid == daemon_pid && block->control_bytes >= abi::kControlBytesWithWake) {
+      return block;
+    }
+    ::munmap(const_cast<abi::ControlBlock*>(block), abi::kControlBytes);
+  }
+  return nullptr;
 }
 
 }  // namespace optrace::client

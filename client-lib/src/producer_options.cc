@@ -11,6 +11,10 @@
 namespace optrace::client {
 namespace {
 
+// A longer start-up wait would stall a process start for a daemon that is
+// stuck; ten seconds is already far beyond any healthy attach.
+constexpr uint32_t kMaxAttachTimeoutMs = 10'000;
+
 void Warn(const char* variable, std::string_view value, std::string_view problem,
           std::string_view fallback) {
   std::fprintf(stderr, "optrace: %s=%.*s %.*s; using %.*s\n", variable,
@@ -70,6 +74,7 @@ ProducerOptions ReadProducerOptions() {
   ReadCount("OPTRACE_RING_COUNT", 1, abi::kMaxRings, false, &o.ring_count);
   ReadCount("OPTRACE_RING_CAPACITY", abi::kMinRingCapacity, abi::kMaxRingCapacity, true,
             &o.ring_capacity);
+  ReadCount("OPTRACE_ATTACH_TIMEOUT_MS", 0, kMaxAttachTimeoutMs, false, &o.attach_timeout_ms);
   return o;
 }
 

@@ -15,7 +15,10 @@ struct ProducerOptions {
   std::string session_label;                           // OPTRACE_SESSION
   bool sink_stderr = false;                            // OPTRACE_SINK=stderr
   uint32_t ring_count = 16;                            // OPTRACE_RING_COUNT
-  uint32_t ring_capacity = 8192;                       // OPTRACE_RING_CAPACITY
+  uint32_t ring_capacity = 16384;                      // OPTRACE_RING_CAPACITY
+  // How long the first op waits, at most, for a live daemon of the
+  // namespace to attach (docs/abi.md: "Start-up handshake", "Ring sizes").
+  uint32_t attach_timeout_ms = 200;  // OPTRACE_ATTACH_TIMEOUT_MS
   uint32_t string_slots = 8192;
   uint32_t string_blob_bytes = 512u << 10;
 };

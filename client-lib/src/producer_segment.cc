@@ -140,6 +140,12 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   // Release: publishes the immutable header. Pairs with the consumer's
   // acquire load of state before it copies the header.
   h.state.store(static_cast<uint32_t>(abi::SegmentState::kReady), std::memory_order_release);
+  // Tell a watching daemon at once that the segment is ready: touching the
+  // file's times raises inotify IN_ATTRIB (stores into the mapping raise
+  // nothing). Without it the daemon, which saw the name at shm_open while
+  // the header was still empty, would only retry on a later pass.
+  const std::string path = std::string(kShmFolder) + "/" + name;
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   return seg;
 }
 

@@ -9,9 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "attach_handshake.h"
 #include "daemon_control.h"
-#include "thread_writer.h"
 #include "optrace/detail/fast_path.h"
+#include "thread_writer.h"
 
 namespace optrace::client {
 
@@ -22,8 +23,8 @@ Runtime& Runtime::Get() {
 
 Runtime::Runtime()
     : options_(ReadProducerOptions()),
-      strings_(std::make_unique<StringInterner>(options_.string_slots,
-                                                options_.string_blob_bytes)),
+      strings_(std::make_unique<StringInterner>(options_.string_slots, options_.string_blob_bytes)),
+      waker_(options_.ns),
       requested_level_(options_.level) {}
 
 void Runtime::EnsureStarted() {
@@ -42,15 +43,26 @@ void Runtime::StartLocked() {
   // A process started while a tail runs is traced from its first op: start
   // at the most verbose of what we ask for and what a live daemon publishes.
   abi::LevelValue initial = requested_level_;
-  if (auto daemon_level = ReadDaemonDefaultLevel(options_.ns)) {
-    initial = std::max(initial, *daemon_level);
-  }
+  const auto daemons = ReadLiveDaemons(options_.ns);
+  if (daemons) initial = std::max(initial, daemons->default_level);
   std::string error;
   segment_ = ProducerSegment::Create(options_, requested_level_, initial, &error);
   const std::atomic<uint32_t>* word = &private_level_;
   if (segment_ != nullptr) {
     strings_->AttachSegment(segment_.get());
     word = &segment_->header().level;
+    // Start-up handshake: only when a live daemon that signals its attach
+    // serves us (never when none runs) and we are about to record (at level
+    // off nothing would be lost: only the daemon can raise the level, and
+    // it does so at attach).
+    if (daemons && daemons->attach_handshake && initial != abi::LevelValue::kOff &&
+        options_.attach_timeout_ms > 0 &&
+        !AwaitDaemonAttach(segment_->header(), options_.attach_timeout_ms)) {
+      std::fprintf(stderr,
+                   "optrace: no daemon attached to %s within %u ms (OPTRACE_ATTACH_TIMEOUT_MS); "
+                   "tracing on, events that find a full ring are counted as dropped\n",
+                   segment_->name().c_str(), options_.attach_timeout_ms);
+    }
   } else {
     private_level_.store(static_cast<uint32_t>(initial), std::memory_order_relaxed);
     std::fprintf(stderr, "optrace: %s; events will be counted as dropped\n", error.c_str());

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "drain_waker.h"
 #include "optrace/abi.h"
 #include "producer_options.h"
 #include "producer_segment.h"
@@ -32,6 +33,7 @@ class Runtime {
   // REQUIRES: EnsureStarted() was called in this process image.
   ProducerSegment* segment() { return segment_.get(); }
   StringInterner& strings() { return *strings_; }
+  DrainWaker& waker() { return waker_; }
   const ProducerOptions& options() const { return options_; }
 
   // The first id of a fresh block of `count` op ids.
@@ -56,6 +58,7 @@ class Runtime {
 
   const ProducerOptions options_;
   std::unique_ptr<StringInterner> strings_;
+  DrainWaker waker_;
   std::atomic<uint64_t> next_op_id_{1};
   std::atomic<uint64_t> no_segment_drops_{0};
   std::mutex mu_;

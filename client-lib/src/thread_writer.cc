@@ -1,5 +1,7 @@
 #include "thread_writer.h"
 
+#include <algorithm>
+
 #include "common/process_info.h"
 #include "runtime.h"
 #include "stderr_sink.h"
@@ -65,7 +67,8 @@ bool ClaimRing(ThreadWriter& w, ProducerSegment& segment, bool fast_path_allowed
       // Positions never reset: a new owner continues the ring's sequence.
       w.write_pos = ring.write_pos.load(std::memory_order_relaxed);
       w.dropped = ring.dropped.load(std::memory_order_relaxed);
-      w.cached_read_pos = ring.read_pos.load(std::memory_order_acquire);
+      w.check_pos = w.write_pos;  // the first event looks at the fill
+      w.wake_tried_at_read = ~uint64_t{0};
       w.fast_slots = fast_path_allowed ? w.ring_slots : nullptr;
       segment.header().rings_claimed.fetch_add(1, std::memory_order_relaxed);
       tls_releaser.armed = true;  // registers the thread-exit destructor
@@ -85,6 +88,12 @@ void ResetThreadWriterAfterFork() {
 }  // namespace optrace::client
 
 namespace optrace::detail {
+namespace {
+
+// The fill beyond which a ring wakes a sleeping daemon: half the ring.
+constexpr uint64_t kWakeFill(uint64_t capacity) { return capacity / 2; }
+
+}  // namespace
 
 bool LevelEnabledSlow(uint32_t level) noexcept {
   client::Runtime::Get().EnsureStarted();
@@ -96,17 +105,42 @@ void RefillOpIds(ThreadWriter& w) noexcept {
   w.op_id_end = w.next_op_id + client::kOpIdBlock;
 }
 
-bool RefreshReadPosOrDrop(ThreadWriter& w) noexcept {
+bool CheckFillSlow(ThreadWriter& w) noexcept {
+  const uint64_t pos = w.write_pos;
+  const uint64_t capacity = w.mask + 1;
   // Acquire pairs with the consumer's release store of read_pos after it
   // copied the slots: we may overwrite them only after that.
-  w.cached_read_pos = w.ring->read_pos.load(std::memory_order_acquire);
-  if (w.write_pos - w.cached_read_pos <= w.mask) return true;
-  // Full: drop, count exactly, never block. Only this thread writes
-  // `dropped`, so a plain store of our private count suffices (no RMW).
-  ++w.dropped;
-  w.ring->dropped.store(w.dropped, std::memory_order_relaxed);
-  w.drops_pending = abi::kFlagDropsBefore;
-  return false;
+  const uint64_t read = w.ring->read_pos.load(std::memory_order_acquire);
+  const uint64_t fill = pos - read;
+  // Past half full: the daemon holds slots only until half full (it keeps
+  // uncommitted events while there is room), so a ring beyond that needs
+  // it now. Wake it if it sleeps, trying once per read position it reached:
+  // a stuck daemon costs one system call, not one per event, and a full
+  // ring's drops stay a load and a store. A daemon that was awake at our
+  // try releases at its next pass (the ring is past half), which re-arms
+  // us; if it fell asleep just before that pass, its timer ends the sleep.
+  if (fill > kWakeFill(capacity) && read != w.wake_tried_at_read) {
+    w.wake_tried_at_read = read;
+    client::Runtime& rt = client::Runtime::Get();
+    if (client::ProducerSegment* segment = rt.segment())
+      rt.waker().WakeIfSleeping(segment->header());
+  }
+  if (fill > w.mask) {
+    // Full: drop, count exactly, never block. Only this thread writes
+    // `dropped`, so a plain store of our private count suffices (no RMW).
+    ++w.dropped;
+    w.ring->dropped.store(w.dropped, std::memory_order_relaxed);
+    w.drops_pending = abi::kFlagDropsBefore;
+    w.check_pos = pos;  // look again at the next event
+    return false;
+  }
+  // Below the watermark: nothing to do until it is crossed. Above it: look
+  // again a sixteenth of the ring later (the daemon may have gone back to
+  // sleep meanwhile), and at the latest when the ring would be full.
+  w.check_pos = fill <= kWakeFill(capacity)
+                    ? read + kWakeFill(capacity) + 1
+                    : std::min(pos + std::max<uint64_t>(capacity / 16, 1), read + capacity);
+  return true;
 }
 
 void EmitSlow(const abi::OpEvent& event) noexcept {

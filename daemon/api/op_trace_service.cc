@@ -451,6 +451,7 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
   m["level_writes"] = c.level_writes.load();
   m["level_tampered"] = c.level_tampered.load();
   m["drain_passes"] = c.drain_passes.load();
+  m["producer_wakeups"] = c.producer_wakeups.load();
   m["batches_committed"] = store.batches_committed;
   m["spans_committed"] = store.spans_committed;
   m["batches_refused"] = store.batches_refused;

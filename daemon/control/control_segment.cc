@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "common/segment_name.h"
+#include "common/shared_futex.h"
 
 namespace optrace::daemon {
 
@@ -41,6 +43,8 @@ Result<std::unique_ptr<ControlSegment>> ControlSegment::Create(const std::string
   block->control_bytes = sizeof(abi::ControlBlock);
   block->daemon_pid = static_cast<uint32_t>(::getpid());
   block->daemon_uid = static_cast<uint32_t>(::getuid());
+  block->drain_sleeping.store(0, std::memory_order_relaxed);
+  block->wake_word.store(0, std::memory_order_relaxed);
   return std::unique_ptr<ControlSegment>(new ControlSegment(path, block));
 }
 
@@ -60,6 +64,23 @@ void ControlSegment::SetDefaultLevel(abi::LevelValue level) {
 
 void ControlSegment::Heartbeat(uint64_t now_ns) {
   block_->heartbeat_ns.store(now_ns, std::memory_order_relaxed);
+}
+
+}  // namespace optrace::daemon
+
+namespace optrace::daemon {
+
+void ControlSegment::SetDrainSleeping(bool sleeping) {
+  // Seq_cst: the store is ordered before the drain thread's next look at
+  // the rings (after waking) and after its last one (before sleeping), as
+  // far as one flag can be; a crossing missed in between is caught at the
+  // producer's next fill check or by the drain thread's timer.
+  block_->drain_sleeping.store(sleeping ? 1 : 0, std::memory_order_seq_cst);
+}
+
+void ControlSegment::StopWakeWaiters() {
+  block_->wake_word.store(1, std::memory_order_release);
+  SharedFutexWake(&block_->wake_word, INT32_MAX);
 }
 
 }  // namespace optrace::daemon

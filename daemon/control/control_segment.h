@@ -28,6 +28,14 @@ class ControlSegment {
   // Refreshes the heartbeat (CLOCK_MONOTONIC ns).
   void Heartbeat(uint64_t now_ns);
 
+  // The drain thread's sleep, as producers see it: while `sleeping`, a
+  // producer whose ring crosses its watermark wakes the futex word
+  // wake_word() (docs/abi.md, "Wake-ups").
+  void SetDrainSleeping(bool sleeping);
+  const std::atomic<uint32_t>& wake_word() const { return block_->wake_word; }
+  // Ends every wait on wake_word() for good (the daemon stops).
+  void StopWakeWaiters();
+
  private:
   ControlSegment(std::string path, abi::ControlBlock* block);
   const std::string path_;

@@ -58,7 +58,65 @@ void SpanCorrelator::Close(const Waiting& w, CorrelatorOutput* out) {
   if (w.persisted) out->halves_closed.emplace_back(w.half.op_id, w.half.kind);
 }
 
+SpanCorrelator::ThreadStack* SpanCorrelator::StackOf(uint32_t tid) {
+  if (last_stack_ < stacks_.size() && stacks_[last_stack_].tid == tid) {
+    return &stacks_[last_stack_];
+  }
+  for (size_t i = 0; i < stacks_.size(); ++i) {
+    if (stacks_[i].tid == tid) {
+      last_stack_ = i;
+      return &stacks_[i];
+    }
+  }
+  if (stacks_.size() >= kMaxStacks) return nullptr;
+  stacks_.push_back({tid, {}});
+  last_stack_ = stacks_.size() - 1;
+  return &stacks_.back();
+}
+
+void SpanCorrelator::SpillStacks() {
+  if (stacked_ == 0) return;
+  for (ThreadStack& stack : stacks_) {
+    for (Waiting& w : stack.open) {
+      const uint64_t id = w.half.op_id;
+      if (!w.persisted) unpersisted_.emplace_back(id, kLaunch);
+      open_.emplace(id, std::move(w));
+    }
+    stack.open.clear();
+  }
+  stacked_ = 0;
+}
+
 void SpanCorrelator::Add(const HalfOp& half, CorrelatorOutput* out) {
+  ThreadStack* stack = StackOf(half.tid);
+  if (stack != nullptr) {
+    if (half.kind == kComplete && !stack->open.empty() &&
+        stack->open.back().half.op_id == half.op_id) {
+      // The innermost open op of this thread ends: the scoped case.
+      const Waiting& w = stack->open.back();
+      out->spans.push_back(PairedSpan(w.half, half));
+      ++stats_.spans;
+      Close(w, out);
+      stack->open.pop_back();
+      --stacked_;
+      return;
+    }
+    // A LAUNCH above its thread's innermost op that nobody else waits for
+    // or holds: the scoped case too. (Op ids increase on each thread.)
+    if (half.kind == kLaunch &&
+        (stack->open.empty() || stack->open.back().half.op_id < half.op_id) &&
+        open_count() < max_open_ && (pending_.empty() || pending_.count(half.op_id) == 0) &&
+        (open_.empty() || open_.count(half.op_id) == 0)) {
+      stack->open.push_back(Waiting{half, false});
+      ++stacked_;
+      return;
+    }
+  }
+  SpillStacks();
+  AddToMaps(half, out);
+}
+
+void SpanCorrelator::AddToMaps(const HalfOp& half, CorrelatorOutput* out) {
   const bool launch = half.kind == kLaunch;
   WaitingMap& partners = launch ? pending_ : open_;
   WaitingMap& mine = launch ? open_ : pending_;
@@ -112,6 +170,14 @@ void SpanCorrelator::EvictIfFull(WaitingMap& map, size_t cap, SpanStatus status,
 }
 
 void SpanCorrelator::PersistWaiting(CorrelatorOutput* out) {
+  // Stacked LAUNCHes: only the ops open now (a few per thread).
+  for (ThreadStack& stack : stacks_) {
+    for (Waiting& w : stack.open) {
+      if (w.persisted) continue;
+      w.persisted = true;
+      out->halves_opened.push_back(w.half);
+    }
+  }
   for (const auto& [op_id, kind] : unpersisted_) {
     WaitingMap& map = kind == kLaunch ? open_ : pending_;
     auto it = map.find(op_id);
@@ -123,6 +189,7 @@ void SpanCorrelator::PersistWaiting(CorrelatorOutput* out) {
 }
 
 void SpanCorrelator::Unpersist(const std::vector<HalfOp>& halves) {
+  SpillStacks();  // rare (a shed batch): look them up in one place
   for (const HalfOp& h : halves) {
     WaitingMap& map = h.kind == kLaunch ? open_ : pending_;
     auto it = map.find(h.op_id);
@@ -133,6 +200,7 @@ void SpanCorrelator::Unpersist(const std::vector<HalfOp>& halves) {
 }
 
 void SpanCorrelator::Finish(CorrelatorOutput* out) {
+  SpillStacks();
   for (const auto& [id, w] : open_) {
     out->spans.push_back(LoneSpan(w.half, SpanStatus::kIncomplete));
     ++stats_.incomplete;
@@ -158,8 +226,11 @@ void SpanCorrelator::Restore(const std::vector<HalfOp>& halves) {
 
 std::vector<HalfOp> SpanCorrelator::OpenLaunches() const {
   std::vector<HalfOp> out;
-  out.reserve(open_.size());
+  out.reserve(open_count());
   for (const auto& [id, w] : open_) out.push_back(w.half);
+  for (const ThreadStack& stack : stacks_) {
+    for (const Waiting& w : stack.open) out.push_back(w.half);
+  }
   std::sort(out.begin(), out.end(),
             [](const HalfOp& a, const HalfOp& b) { return a.op_id < b.op_id; });
   return out;

@@ -33,6 +33,16 @@ struct CorrelatorStats {
 // Thread rules: one thread. Memory is bounded by `max_open` LAUNCHes and
 // `max_pending` COMPLETEs waiting for their other half: beyond, the oldest
 // are stored early with their final status and counted.
+//
+// Fast path for scoped ops: a LAUNCH goes onto its thread's stack of open
+// ops, and a COMPLETE that matches the top of its thread's stack pairs
+// with it there, without a hash lookup. Anything else (a COMPLETE from
+// another thread, out of order, an id not above the top) first moves every
+// stack into the map, then takes the general path: each LAUNCH is moved at
+// most once, so the result is the same as with the map alone, with one
+// exception for a producer that breaks the id rules: a LAUNCH whose id
+// another thread's stack already holds is not seen as a duplicate; both are
+// stored, the one never completed as incomplete.
 class SpanCorrelator {
  public:
   // `duration_ns(launch_raw_ts, complete_raw_ts)` converts the producer's
@@ -60,7 +70,7 @@ class SpanCorrelator {
   void Restore(const std::vector<HalfOp>& halves);
 
   // LAUNCHes still waiting for their COMPLETE (the ops still open).
-  size_t open_count() const { return open_.size(); }
+  size_t open_count() const { return open_.size() + stacked_; }
   std::vector<HalfOp> OpenLaunches() const;
   const CorrelatorStats& stats() const { return stats_; }
 
@@ -70,6 +80,21 @@ class SpanCorrelator {
     bool persisted = false;
   };
   using WaitingMap = std::unordered_map<uint64_t, Waiting>;
+  // The open scoped LAUNCHes of one thread, innermost last.
+  struct ThreadStack {
+    uint32_t tid;
+    std::vector<Waiting> open;
+  };
+  // Threads with a stack at most: beyond, a thread's ops use the map (the
+  // thread id is the producer's word and bounds nothing by itself).
+  static constexpr size_t kMaxStacks = 64;
+
+  // The stack of thread `tid`, created when there is room; nullptr if not.
+  ThreadStack* StackOf(uint32_t tid);
+  // Moves every stacked LAUNCH into open_ (keeping its persisted state).
+  void SpillStacks();
+  // The general path of Add, through the maps.
+  void AddToMaps(const HalfOp& half, CorrelatorOutput* out);
 
   Span PairedSpan(const HalfOp& launch, const HalfOp& complete) const;
   static Span LoneSpan(const HalfOp& half, SpanStatus status);
@@ -82,7 +107,10 @@ class SpanCorrelator {
   std::function<uint64_t(uint64_t, uint64_t)> duration_ns_;
   const size_t max_open_;
   const size_t max_pending_;
-  WaitingMap open_;     // LAUNCH waiting for COMPLETE
+  WaitingMap open_;  // LAUNCH waiting for COMPLETE (besides the stacks)
+  std::vector<ThreadStack> stacks_;
+  size_t last_stack_ = 0;  // index of the stack used last (events come in runs)
+  size_t stacked_ = 0;     // LAUNCHes in all stacks
   WaitingMap pending_;  // COMPLETE waiting for LAUNCH
   std::vector<std::pair<uint64_t, uint8_t>> unpersisted_;  // (op id, kind) in arrival order
   CorrelatorStats stats_;

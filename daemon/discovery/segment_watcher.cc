@@ -15,8 +15,10 @@ Result<std::unique_ptr<SegmentWatcher>> SegmentWatcher::Create(const std::string
                                                                const std::string& ns) {
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return Status::IoError(std::string("inotify_init1: ") + std::strerror(errno));
-  // IN_CREATE: shm_open(O_CREAT); IN_MOVED_TO: renamed into place.
-  if (::inotify_add_watch(fd, folder.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+  // IN_CREATE: shm_open(O_CREAT); IN_MOVED_TO: renamed into place;
+  // IN_ATTRIB: a producer touched its segment's times once it was ready.
+  if (::inotify_add_watch(fd, folder.c_str(), IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR) <
+      0) {
     const int err = errno;
     ::close(fd);
     return Status::IoError("cannot watch " + folder + ": " + std::strerror(err));

@@ -26,7 +26,8 @@ class SegmentWatcher {
   // Readable when there are inotify events to read (for epoll).
   int fd() const { return fd_; }
 
-  // Names created or moved into the folder since the last call; never
+  // Names created, moved into the folder or marked ready (their times
+  // touched) since the last call; a name may come more than once. Never
   // blocks. Sets `*overflowed` when the kernel dropped events (then the
   // caller should Scan()).
   std::vector<std::string> ReadNewNames(bool* overflowed);

@@ -21,6 +21,7 @@ struct DaemonCounters {
   std::atomic<uint64_t> level_writes{0};
   std::atomic<uint64_t> level_tampered{0};      // a producer's live word differed from ours
   std::atomic<uint64_t> drain_passes{0};
+  std::atomic<uint64_t> producer_wakeups{0};  // a ring crossed its watermark while we slept
 };
 
 }  // namespace optrace::daemon

@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,15 +27,6 @@ constexpr uint64_t kWatcherTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kFirstSessionTag = 2;
 
-// What a shed batch held for one session, kept aside before Submit (which
-// consumes the batch) so that a refusal can be accounted for.
-struct ShedPlan {
-  SessionId session;
-  SessionSpans spans;
-  SessionInstants instants;
-  SessionHalves halves;
-};
-
 }  // namespace
 
 DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
@@ -56,23 +46,23 @@ DrainLoop::~DrainLoop() {
     Join();
   }
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 Status DrainLoop::Start(ResumeState resume) {
   auto watcher = SegmentWatcher::Create(options_.shm_folder, options_.attach.ns);
   if (!watcher.ok()) return watcher.status();
   watcher_ = std::move(watcher).value();
+  auto wakeups = DrainWakeups::Create(control_, &counters_.producer_wakeups);
+  if (!wakeups.ok()) return wakeups.status();
+  wakeups_ = std::move(wakeups).value();
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epoll_fd_ < 0 || wake_fd_ < 0)
-    return Status::IoError(std::string("epoll: ") + std::strerror(errno));
+  if (epoll_fd_ < 0) return Status::IoError(std::string("epoll: ") + std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWatcherTag;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, watcher_->fd(), &ev);
   ev.data.u64 = kWakeTag;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wakeups_->fd(), &ev);
   resume_ = std::move(resume);
   dictionary_.Load(resume_.strings);
   next_session_id_ = resume_.max_session_id + 1;
@@ -96,8 +86,7 @@ void DrainLoop::SetPolicy(std::shared_ptr<const LevelPolicy> policy) {
 }
 
 void DrainLoop::Wake() {
-  const uint64_t one = 1;
-  [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  if (wakeups_ != nullptr) wakeups_->Notify();
 }
 
 void DrainLoop::Run() {
@@ -108,7 +97,9 @@ void DrainLoop::Run() {
   last_cut_ns_ = ClockNowNs(CLOCK_MONOTONIC);
   epoll_event events[64];
   while (!stop_.load()) {
+    wakeups_->BeforeSleep();
     const int n = ::epoll_wait(epoll_fd_, events, 64, interval_ms);
+    wakeups_->AfterSleep();
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = events[i].data.u64;
       if (tag == kWatcherTag) {
@@ -116,8 +107,7 @@ void DrainLoop::Run() {
         for (const std::string& name : watcher_->ReadNewNames(&overflowed)) TryAttach(name);
         if (overflowed) last_scan_ns_ = 0;  // rescan now
       } else if (tag == kWakeTag) {
-        uint64_t v;
-        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
+        wakeups_->Consume();
       } else {
         exited_.insert(tag - kFirstSessionTag);
       }
@@ -214,6 +204,9 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
   session->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()),
                                          ClockNowNs(CLOCK_MONOTONIC));
   UpdateLevel(*session);
+  // The producer may be waiting for this (its start-up handshake): its
+  // rings are drained from the next pass, which follows at once.
+  session->segment().SignalAttached();
   // A producer that died while no daemon ran: ingest it as it is.
   if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
   LogInfo("attached {} as session {} (pid {}, label '{}'{})", name, id, session->record().pid,
@@ -409,39 +402,37 @@ void DrainLoop::Cut(uint64_t now_ns) {
   for (auto& [id, s] : sessions_) {
     if (s->HasPending()) s->CutInto(&batch);
   }
-  // Keep aside what a refusal would lose, then hand the batch over.
-  std::vector<ShedPlan> plans;
-  for (const SessionRecord& r : batch.sessions) plans.push_back({r.id, {}, {}, {}});
-  auto plan_for = [&](SessionId id) -> ShedPlan& {
-    return *std::find_if(plans.begin(), plans.end(),
-                         [&](const ShedPlan& p) { return p.session == id; });
-  };
-  for (const SessionSpans& sp : batch.spans) plan_for(sp.session).spans = sp;
-  for (const SessionInstants& si : batch.instants) plan_for(si.session).instants = si;
-  for (const SessionHalves& sh : batch.halves_opened) plan_for(sh.session).halves = sh;
-  std::vector<std::pair<StringId, std::string>> strings = batch.new_strings;
   InFlight flight{batch.sequence, batch.cursors};
   std::vector<SessionId> finishing;
   for (const SessionRecord& r : batch.sessions) {
     if (r.state != SessionState::kRunning) finishing.push_back(r.id);
   }
-  if (store_->Submit(std::move(batch))) {
+  if (store_->TrySubmit(&batch)) {
     counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
     for (SessionId id : finishing) final_sequence_[id] = flight.sequence;
     in_flight_.push_back(std::move(flight));
     return;
   }
-  // Shed: the writer is behind. Count what is lost per session; records,
-  // cursors, strings and halves go into the next batch again.
+  // Shed: the writer is behind, and the batch is still ours. Count what is
+  // lost per session; records, cursors, strings and halves go into the
+  // next batch again.
   counters_.batches_shed.fetch_add(1, std::memory_order_relaxed);
-  dictionary_.ReturnAdditions(std::move(strings));
-  for (ShedPlan& p : plans) {
-    auto it = sessions_.find(p.session);
+  dictionary_.ReturnAdditions(std::move(batch.new_strings));
+  for (const SessionRecord& r : batch.sessions) {
+    auto it = sessions_.find(r.id);
     if (it == sessions_.end()) continue;
-    counters_.events_shed.fetch_add(it->second->OnShed(&p.spans, &p.instants, &p.halves),
-                                    std::memory_order_relaxed);
+    auto of_session = [&](const auto& parts) {
+      auto part = std::find_if(parts.begin(), parts.end(),
+                               [&](const auto& p) { return p.session == r.id; });
+      return part == parts.end() ? nullptr : &*part;
+    };
+    counters_.events_shed.fetch_add(
+        it->second->OnShed(of_session(batch.spans), of_session(batch.instants),
+                           of_session(batch.halves_opened)),
+        std::memory_order_relaxed);
   }
-  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence, plans.size());
+  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence,
+             batch.sessions.size());
 }
 
 void DrainLoop::ApplyCommits() {

@@ -21,6 +21,7 @@
 #include "control/control_segment.h"
 #include "discovery/segment_watcher.h"
 #include "drain/daemon_counters.h"
+#include "drain/drain_wakeups.h"
 #include "drain/producer_session.h"
 #include "drain/tail_level_source.h"
 #include "levels/level_policy.h"
@@ -171,7 +172,7 @@ class DrainLoop {
   DaemonCounters counters_;
   std::atomic<bool> stop_{false};
   int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  std::unique_ptr<DrainWakeups> wakeups_;
   std::thread thread_;
 
   // Drain-thread state.

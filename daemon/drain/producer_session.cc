@@ -124,6 +124,12 @@ void ProducerSession::Publish(const HalfOp& half, size_t first_new_span) {
 bool ProducerSession::Drain(size_t budget, reader::DrainMode mode, uint64_t now_ns) {
   events_.clear();
   const bool more = drainer_.Drain(budget, mode, now_ns, &events_, &stats_);
+  // An event finishes at most one span (evictions aside): grow once per
+  // pass, not by doubling within it.
+  if (pending_.spans.capacity() - pending_.spans.size() < events_.size()) {
+    pending_.spans.reserve(
+        std::max(pending_.spans.size() + events_.size(), 2 * pending_.spans.capacity()));
+  }
   for (const abi::OpEvent& e : events_) Ingest(e);
   if (!events_.empty()) {
     record_.events += events_.size();

@@ -70,7 +70,7 @@ class SqliteSpanStore final : public SpanStore {
   }
 
   Result<ResumeState> LoadResumeState() override;
-  bool Submit(StoreBatch batch) override;
+  bool TrySubmit(StoreBatch* batch) override;
   uint64_t CommittedSequence() const override {
     // Acquire: pairs with the release store after each commit.
     return committed_sequence_.load(std::memory_order_acquire);
@@ -139,15 +139,15 @@ Result<ResumeState> SqliteSpanStore::LoadResumeState() {
   return state;
 }
 
-bool SqliteSpanStore::Submit(StoreBatch batch) {
-  const size_t spans = batch.SpanCount();
+bool SqliteSpanStore::TrySubmit(StoreBatch* batch) {
+  const size_t spans = batch->SpanCount();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (queue_.size() >= options_.max_queued_batches) {
       ++counters_.batches_refused;
       return false;
     }
-    queue_.push_back(std::move(batch));
+    queue_.push_back(std::move(*batch));
     queued_spans_ += spans;
     ++submitted_;
   }

@@ -61,10 +61,15 @@ class SpanStore {
   // Reads what a restarted daemon needs. REQUIRES: before the first Submit.
   virtual Result<ResumeState> LoadResumeState() = 0;
 
-  // Queues `batch` for the writer; never blocks. Returns false when the
-  // queue is full: the caller sheds the batch and counts what it held.
-  // Batches commit in submission order, each in one transaction.
-  virtual bool Submit(StoreBatch batch) = 0;
+  // Queues `batch` for the writer, moving it out of `*batch`, when the
+  // queue has room; never blocks. Returns false when the queue is full and
+  // then leaves `*batch` untouched, so that the caller can account for what
+  // it sheds without having copied it beforehand. Batches commit in
+  // submission order, each in one transaction.
+  virtual bool TrySubmit(StoreBatch* batch) = 0;
+
+  // TrySubmit for a batch the caller gives up either way.
+  bool Submit(StoreBatch batch) { return TrySubmit(&batch); }
 
   // The highest sequence committed so far (thread-safe, lock-free).
   virtual uint64_t CommittedSequence() const = 0;

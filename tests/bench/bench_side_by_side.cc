@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "floor_ring.h"
+#include "op_pair_modes.h"
 #include "optrace/optrace.hpp"
 
 #ifdef OPTRACE_BENCH_HAVE_SPDLOG
@@ -65,37 +66,22 @@
 #include <spdlog/spdlog.h>
 #endif
 
-#ifdef OPTRACE_BENCH_HAVE_LTTNG
-#include "lttng_op_tp.h"
-#endif
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The op every mode records: the same name, target and device.
-constexpr const char* kOpName = "elementwise";
-constexpr const char* kTargetName = "cpu";
-constexpr int kDevice = 0;
+using optrace::bench::kDevice;
+using optrace::bench::kOpName;
+using optrace::bench::kTargetName;
+using optrace::bench::OptraceMode;
+#ifdef OPTRACE_BENCH_HAVE_LTTNG
+using optrace::bench::LttngMode;
+#endif
 
-// Keeps `value` alive without letting the compiler reason about it.
-inline void Keep(uint64_t value) { asm volatile("" : : "r"(value) : "memory"); }
-
-// ---- the modes: one op pair each ----------------------------------------
+// ---- the modes: one op pair each (optrace's and LTTng's: op_pair_modes.h)
 // Each mode's `static uint64_t Pair(uint64_t id)` records the LAUNCH and
 // COMPLETE of op `id` its way, on the calling thread, and returns 1 when
 // the pair was recorded, 0 when the mode filtered it out.
-
-optrace::OpSite g_site(kOpName);
-
-struct OptraceMode {
-  // The op id is optrace's own (0 when the live level filters it out).
-  static uint64_t Pair(uint64_t) {
-    optrace::ScopedOp op(g_site, optrace::Placement::Cpu(kDevice));
-    Keep(op.id());
-    return op.id() != 0;
-  }
-};
 
 struct StderrMode {
   static uint64_t Pair(uint64_t id) {
@@ -114,16 +100,6 @@ struct SpdlogMode {
   static uint64_t Pair(uint64_t id) {
     g_spdlog->info("[OP] LAUNCH {} [id={}] target={}:{}", kOpName, id, kTargetName, kDevice);
     g_spdlog->info("[OP] COMPLETE {} [id={}] target={}:{}", kOpName, id, kTargetName, kDevice);
-    return 1;
-  }
-};
-#endif
-
-#ifdef OPTRACE_BENCH_HAVE_LTTNG
-struct LttngMode {
-  static uint64_t Pair(uint64_t id) {
-    lttng_ust_tracepoint(optrace_bench, launch, kOpName, id, kTargetName, kDevice);
-    lttng_ust_tracepoint(optrace_bench, complete, kOpName, id, kTargetName, kDevice);
     return 1;
   }
 };

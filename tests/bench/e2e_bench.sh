@@ -30,7 +30,8 @@ for rate in "${rates[@]}"; do
   until grep -q ' ready:' "$tmp/daemon.log"; do sleep 0.05; done
   cpu0=$(cpu_ticks $daemon)
   t0=$(date +%s.%N)
-  out=$(OPTRACE_LEVEL=trace OPTRACE_RING_CAPACITY=${RING:-65536} \
+  # RING: ring capacity in events; unset, the library's default.
+  out=$(env OPTRACE_LEVEL=trace ${RING:+OPTRACE_RING_CAPACITY=$RING} \
         "$build/tests/bench/optrace-load" --threads "$threads" --rate "$rate" --seconds "$seconds")
   pid_line=$(echo "$out" | grep '^done')
   launches=$(echo "$pid_line" | sed 's/.*launches=\([0-9]*\).*/\1/')

@@ -52,13 +52,10 @@ cmake --build "$build" -j "${OPTRACE_BUILD_JOBS:-2}" --target bench_side_by_side
 tmp=$(mktemp -d /tmp/optrace-sbs.XXXXXX)
 export OPTRACE_NAMESPACE=sbs$$
 daemon=""
-sessiond_pid=""
+. "$here/lttng_session.sh"
 cleanup() {
   [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-  if [ -n "$sessiond_pid" ]; then
-    kill "$sessiond_pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$sessiond_pid" 2>/dev/null || break; sleep 0.1; done
-  fi
+  lttng_stop_sessiond
   rm -rf "$tmp" /dev/shm/"$OPTRACE_NAMESPACE".* 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -76,31 +73,7 @@ while read -r mode state rest; do
   if [ "$state" = available ]; then built[$mode]=1; else echo "$mode: ${rest}" >>"$notes"; fi
 done < <("$bench" --list)
 
-lttng_ok=""
-if [ -n "${built[lttng]:-}" ]; then
-  missing_tools=""
-  for t in lttng lttng-sessiond babeltrace2; do command -v $t >/dev/null || missing_tools+=" $t"; done
-  if [ -n "$missing_tools" ]; then
-    echo "lttng: skipped: not installed:$missing_tools (Debian: lttng-tools babeltrace2)" >>"$notes"
-  else
-    # A session daemon of our own, its home in the temp folder (and there
-    # its sockets, for a user). Root's sockets are always in /var/run/lttng:
-    # where a system session daemon already answers there, the sessions of
-    # this run (named sbs<pid>-...) use it and it is left running.
-    export LTTNG_HOME="$tmp/lttng-home"
-    mkdir -p "$LTTNG_HOME"
-    if lttng list >/dev/null 2>&1; then
-      echo "side_by_side: LTTng: using the session daemon already running" >&2
-      lttng_ok=1
-    elif lttng-sessiond --daemonize --no-kernel --pidfile "$tmp/sessiond.pid" \
-         >"$tmp/sessiond.log" 2>&1 && [ -s "$tmp/sessiond.pid" ]; then
-      sessiond_pid=$(cat "$tmp/sessiond.pid")
-      lttng_ok=1
-    else
-      echo "lttng: skipped: lttng-sessiond did not start: $(tr '\n' ' ' <"$tmp/sessiond.log")" >>"$notes"
-    fi
-  fi
-fi
+if [ -n "${built[lttng]:-}" ]; then lttng_start_sessiond "$notes"; fi
 
 # ---- optraced: its own database, socket and namespace, one per pass ----------
 start_daemon() {
@@ -145,17 +118,6 @@ run() {
   rm -f "$tmp/spdlog.log" "$tmp/stderr.log"
 }
 field() { echo "$last_done" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-
-# Events in an LTTng trace folder, by babeltrace2's counter (no text).
-count_events() {
-  local ctf
-  ctf=$(find "$1" -name metadata -printf '%h\n' | head -1)
-  [ -n "$ctf" ] || { echo 0; return; }
-  babeltrace2 run --component=src:source.ctf.fs --params="inputs=[\"$ctf\"]" \
-    --component=mux:filter.utils.muxer --component=count:sink.utils.counter \
-    --connect=src:mux --connect=mux:count 2>&1 |
-    awk '$2 == "Event" && $3 == "messages" { n = $1 } END { print n + 0 }'
-}
 
 # One live-session run: a fresh session recording optrace_bench:* in the
 # default channel (per-user buffers, 4 x 512 KiB sub-buffers per CPU,

@@ -3,7 +3,7 @@
 // that everything written was read or counted as dropped.
 //
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
-//                         [--forever] [--hold-open NAME]
+//                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
 //
 // Each thread runs M iterations of: a scoped "outer" op containing a scoped
 // "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
@@ -13,6 +13,9 @@
 // --forever runs until SIGTERM or SIGINT, then reports and exits cleanly.
 // --hold-open NAME, after the ops, opens op NAME, prints "holding=<op id>"
 // and sleeps until killed.
+// --rate paces each thread's ops (LAUNCH/COMPLETE pairs) to that many a
+// second, busy-waiting between iterations, as a runtime that records at a
+// steady rate from its first op.
 // --sleeps instead runs ops of known length on one thread: 20 x "sleep_2ms"
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
 // --tagged NAME TAG (repeatable), after the other ops, runs one op named
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +46,7 @@ struct Args {
   const char* hold_open = nullptr;
   bool sleeps = false;
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
+  long rate = 0;  // ops per second per thread; 0 = back to back
 };
 
 Args Parse(int argc, char** argv) {
@@ -63,6 +68,8 @@ Args Parse(int argc, char** argv) {
       a.wait_stdin = true;
     } else if (flag == "--forever") {
       a.forever = true;
+    } else if (flag == "--rate") {
+      a.rate = std::atol(next());
     } else if (flag == "--sleeps") {
       a.sleeps = true;
     } else if (flag == "--tagged") {
@@ -96,13 +103,21 @@ void RunSleeps() {
   }
 }
 
-void RunOps(long ops, bool forever) {
+void RunOps(long ops, bool forever, long rate) {
+  // Each iteration records two ops.
+  const int64_t period_ns = rate > 0 ? 2'000'000'000 / rate : 0;
+  const auto start = std::chrono::steady_clock::now();
   static optrace::OpSite outer("outer");
   static optrace::OpSite inner("inner", "inner_static_tag");
   uint32_t tags[8];
   for (int t = 0; t < 8; ++t) tags[t] = optrace::Intern("shape_" + std::to_string(t));
   long launched = 0;
   for (long i = 0; forever ? !g_stop.load(std::memory_order_relaxed) : i < ops; ++i) {
+    if (period_ns > 0) {
+      const auto due = start + std::chrono::nanoseconds(period_ns * i);
+      while (std::chrono::steady_clock::now() < due) {
+      }
+    }
     optrace::ScopedOp a(outer, optrace::Placement::Cpu(0), tags[i % 8]);
     optrace::ScopedOp b(inner, optrace::Placement::Gpu(1, 7));
     launched += (a.id() != 0) + (b.id() != 0);
@@ -144,7 +159,7 @@ int main(int argc, char** argv) {
     if (args.sleeps) {
       threads.emplace_back(RunSleeps);
     } else {
-      threads.emplace_back(RunOps, args.ops, args.forever);
+      threads.emplace_back(RunOps, args.ops, args.forever, args.rate);
     }
   }
   for (auto& t : threads) t.join();

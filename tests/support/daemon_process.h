@@ -29,6 +29,8 @@ class DaemonProcess {
   // SIGKILL, as a crash would.
   void Kill();
   bool running() const { return process_ != nullptr; }
+  // The running daemon's pid (for SIGSTOP/SIGCONT), -1 when not running.
+  pid_t pid() const { return process_ != nullptr ? process_->pid() : -1; }
 
   std::string db_path() const { return folder_ + "/optrace.db"; }
   std::string socket_path() const { return folder_ + "/run/optraced.sock"; }

@@ -31,7 +31,7 @@ inline constexpr uint64_t kControlMagic = 0x014c54435254504fULL;
 // Incompatible change: a consumer refuses other majors.
 inline constexpr uint16_t kAbiMajor = 1;
 // Additive change: fields are only appended, a consumer accepts any minor.
-inline constexpr uint16_t kAbiMinor = 0;
+inline constexpr uint16_t kAbiMinor = 1;
 
 inline constexpr uint32_t kEventBytes = 64;
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -195,7 +195,11 @@ struct SegmentHeader {
   std::atomic<uint32_t> level_generation;   // bumped on each change
   std::atomic<uint64_t> daemon_heartbeat_ns;  // CLOCK_MONOTONIC, refreshed by the daemon
   std::atomic<uint32_t> daemon_pid;         // attached daemon, 0 = none
-  uint32_t control_reserved[11];
+  // Minor 1: 0 until the daemon has attached and written the level word,
+  // then kAttached. A futex word: the producer's start-up handshake waits
+  // on it, the daemon wakes it once.
+  std::atomic<uint32_t> attach_word;
+  uint32_t control_reserved[10];
 
   // Producer-owned line.
   alignas(64) std::atomic<uint32_t> string_count;  // published string entries
@@ -209,6 +213,7 @@ struct SegmentHeader {
 };
 static_assert(offsetof(SegmentHeader, state) == 976);
 static_assert(offsetof(SegmentHeader, level) == 1024);
+static_assert(offsetof(SegmentHeader, attach_word) == 1044);
 static_assert(offsetof(SegmentHeader, string_count) == 1088);
 static_assert(sizeof(SegmentHeader) == 1152);
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
@@ -226,8 +231,20 @@ struct ControlBlock {
   std::atomic<uint32_t> default_level;     // LevelValue a new producer starts at
   std::atomic<uint32_t> level_generation;  // bumped on each change
   std::atomic<uint64_t> heartbeat_ns;      // CLOCK_MONOTONIC
+  // Minor 1 (control_bytes >= 48): the drain thread's sleep. drain_sleeping
+  // is 1 while the drain thread waits for work; a producer whose ring crosses
+  // its fill watermark then wakes the futex `wake_word` (FUTEX_WAKE works
+  // on the producer's read-only mapping). Producers never write either.
+  std::atomic<uint32_t> drain_sleeping;
+  std::atomic<uint32_t> wake_word;  // 0 while the daemon runs, 1 to stop its waiter
 };
-static_assert(sizeof(ControlBlock) == 40);
+static_assert(sizeof(ControlBlock) == 48);
+static_assert(offsetof(ControlBlock, drain_sleeping) == 40);
+// Control blocks of minor 0 end before the wake fields.
+inline constexpr uint32_t kControlBytesWithWake = 48;
+
+// SegmentHeader::attach_word once the daemon has attached.
+inline constexpr uint32_t kAttached = 1;
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);

@@ -9,10 +9,12 @@
 #include <boost/interprocess/mapped_region.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
 
 #include "common/process_info.h"
+#include "common/shared_futex.h"
 #include "optrace/reader/shm_fault_guard.h"
 #include "optrace/reader/text_sanitizer.h"
 
@@ -318,6 +320,20 @@ bool AttachedSegment::WriteDaemonPresence(uint32_t daemon_pid, uint64_t heartbea
     h->daemon_heartbeat_ns.store(heartbeat_ns, std::memory_order_relaxed);
     h->daemon_pid.store(daemon_pid, std::memory_order_release);
   });
+}
+
+bool AttachedSegment::SignalAttached() {
+  auto* h = reinterpret_cast<abi::SegmentHeader*>(base_);
+  // Release: the level word and daemon_pid written before are visible to a
+  // producer that acquires attach_word. Pairs with AwaitDaemonAttach.
+  if (!Guarded(base_, bytes_,
+               [&] { h->attach_word.store(abi::kAttached, std::memory_order_release); })) {
+    return false;
+  }
+  // A word outside the mapping cannot happen here (the header is inside);
+  // the wake is harmless when nobody waits.
+  SharedFutexWake(&h->attach_word, INT32_MAX);
+  return true;
 }
 
 std::optional<uint32_t> AttachedSegment::ReadLevelWord() const {

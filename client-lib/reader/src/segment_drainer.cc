@@ -36,7 +36,10 @@ void Accumulate(uint64_t now, uint64_t* last, uint64_t* total, ReaderStats* stat
 }  // namespace
 
 SegmentDrainer::SegmentDrainer(AttachedSegment& segment, ReleasePolicy policy)
-    : segment_(segment), policy_(policy), cursors_(segment.geometry().ring_count) {
+    : segment_(segment),
+      policy_(policy),
+      cursors_(segment.geometry().ring_count),
+      chunk_(new abi::OpEvent[kChunkEvents]) {
   const uint64_t cap = segment_.geometry().ring_capacity;
   for (uint32_t i = 0; i < cursors_.size(); ++i) {
     const abi::RingHeader* ring = RingAt(segment_, i);
@@ -111,17 +114,15 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
   uint64_t left = std::min<uint64_t>(available, budget);
   const abi::OpEvent* slots = SlotsOf(segment_, index);
   while (left > 0) {
-    // Copy straight into `out`, then validate in place (compacting away
-    // what fails), one cache-friendly chunk at a time, never across the end
-    // of the slot array.
+    // Copy into the private chunk, validate in place (compacting away what
+    // fails), then append what passed to `out`: one cache-friendly chunk at
+    // a time, never across the end of the slot array. (Copying straight
+    // into `out` would first zero every element it grows by.)
     const uint64_t first = c.next_pos & (cap - 1);
     const uint64_t n = std::min({left, cap - first, kChunkEvents});
-    const size_t base = out->size();
-    out->resize(base + n);
-    abi::OpEvent* dst = out->data() + base;
+    abi::OpEvent* dst = chunk_.get();
     if (!GuardedCopy(segment_.base(), segment_.bytes(), dst, slots + first,
                      n * sizeof(abi::OpEvent))) {
-      out->resize(base);
       ++stats->shm_faults;
       return available;
     }
@@ -153,7 +154,7 @@ uint64_t SegmentDrainer::DrainRing(uint32_t index, size_t budget, DrainMode mode
         ++kept;
       }
     }
-    out->resize(base + kept);
+    out->insert(out->end(), dst, dst + kept);
     stats->events_read += kept;
     c.next_pos += consumed;
     left -= consumed;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "optrace/abi.h"
 
 namespace optrace::daemon {
@@ -135,6 +137,73 @@ TEST(SpanCorrelatorTest, Malicious_FloodOfOpenLaunches_BoundedOldestStoredIncomp
   EXPECT_EQ(out.spans.size() + c.open_count(), 1000u) << "nothing disappears";
   for (uint64_t id = 5000; id < 5100; ++id) c.Add(Half(kC, id, id), &out);
   EXPECT_GT(c.stats().evicted_pending, 0u);
+}
+
+TEST(SpanCorrelatorTest, NestedScopedOpsOnTwoThreads_EachPairedWithItsOwnLaunch) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  // Thread 1 opens 1 > 2, thread 2 opens 101 > 102, interleaved; each
+  // closes innermost first.
+  c.Add(Half(kL, 1, 10, 1), &out);
+  c.Add(Half(kL, 101, 11, 2), &out);
+  c.Add(Half(kL, 2, 12, 1), &out);
+  c.Add(Half(kL, 102, 13, 2), &out);
+  EXPECT_EQ(c.open_count(), 4u);
+  c.Add(Half(kC, 2, 20, 1), &out);
+  c.Add(Half(kC, 102, 33, 2), &out);
+  c.Add(Half(kC, 1, 40, 1), &out);
+  c.Add(Half(kC, 101, 61, 2), &out);
+  ASSERT_EQ(out.spans.size(), 4u);
+  std::map<uint64_t, uint64_t> durations;
+  for (const Span& s : out.spans) {
+    EXPECT_EQ(s.status, SpanStatus::kOk);
+    durations[s.op_id] = s.duration_ns;
+  }
+  EXPECT_EQ(durations, (std::map<uint64_t, uint64_t>{{1, 30}, {2, 8}, {101, 50}, {102, 20}}));
+  EXPECT_EQ(c.open_count(), 0u);
+}
+
+TEST(SpanCorrelatorTest, CompleteOnOtherThreadOfStackedLaunch_StillPaired) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10, 1), &out);  // an async op: completed elsewhere
+  c.Add(Half(kL, 2, 11, 1), &out);
+  c.Add(Half(kC, 1, 50, 9), &out);  // not the top of thread 9's stack
+  c.Add(Half(kC, 2, 60, 1), &out);  // the stack was moved to the map
+  ASSERT_EQ(out.spans.size(), 2u);
+  EXPECT_EQ(out.spans[0].op_id, 1u);
+  EXPECT_EQ(out.spans[0].duration_ns, 40u);
+  EXPECT_EQ(out.spans[1].op_id, 2u);
+  EXPECT_EQ(out.spans[1].status, SpanStatus::kOk);
+  EXPECT_EQ(c.open_count(), 0u);
+}
+
+TEST(SpanCorrelatorTest, StackedLaunchPersistedAtCut_ClosedWhenItsCompleteArrives) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10, 1), &out);
+  c.PersistWaiting(&out);
+  ASSERT_EQ(out.halves_opened.size(), 1u);
+  EXPECT_EQ(out.halves_opened[0].op_id, 1u);
+  CorrelatorOutput next;
+  c.PersistWaiting(&next);
+  EXPECT_TRUE(next.halves_opened.empty()) << "persisted twice";
+  c.Add(Half(kC, 1, 30, 1), &next);
+  ASSERT_EQ(next.spans.size(), 1u);
+  ASSERT_EQ(next.halves_closed.size(), 1u);
+  EXPECT_EQ(next.halves_closed[0].first, 1u);
+}
+
+TEST(SpanCorrelatorTest, StackedLaunchesAtFinish_StoredIncomplete) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  c.Add(Half(kL, 1, 10, 1), &out);
+  c.Add(Half(kL, 2, 11, 1), &out);
+  ASSERT_EQ(c.OpenLaunches().size(), 2u);
+  c.Finish(&out);
+  ASSERT_EQ(out.spans.size(), 2u);
+  for (const Span& s : out.spans) EXPECT_EQ(s.status, SpanStatus::kIncomplete);
+  EXPECT_EQ(c.stats().incomplete, 2u);
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // Cost model (see docs/abi.md):
 //   filtered out by the live level: one load of the level pointer (fixed once
 //     the segment exists), one relaxed load of the level word, one branch;
-//   recorded: a timestamp read, one 64-byte store into the thread's own ring
-//     slot and one release store of the ring's write position.
+//   recorded: a timestamp read, one compare of the position with the next
+//     fill check, one 64-byte store into the thread's own ring slot and one
+//     release store of the ring's write position.
 // No syscall, lock, allocation or atomic read-modify-write on this path;
 // anything unusual goes to an out-of-line slow path.
 #ifndef OPTRACE_DETAIL_FAST_PATH_H_
@@ -38,7 +39,11 @@ struct ThreadWriter {
   abi::OpEvent* ring_slots;   // the claimed ring's slots (also when fast_slots is null)
   uint64_t mask;              // ring_capacity - 1
   uint64_t write_pos;         // private copy of ring->write_pos
-  uint64_t cached_read_pos;   // last read_pos seen; refreshed only when the ring looks full
+  // The position of the next fill check (CheckFillSlow): where the ring,
+  // by the last read_pos seen (read only there), crosses its wake
+  // watermark or is full.
+  uint64_t check_pos;
+  uint64_t wake_tried_at_read;  // read_pos at our last try to wake the daemon (~0: none)
   uint64_t dropped;           // private copy of ring->dropped
   uint64_t next_op_id;        // next id of this thread's id block
   uint64_t op_id_end;         // one past the block's last id
@@ -58,7 +63,7 @@ OPTRACE_EXPORT extern std::atomic<const std::atomic<uint32_t>*> g_level_word;
 OPTRACE_EXPORT bool LevelEnabledSlow(uint32_t level) noexcept;
 OPTRACE_EXPORT void EmitSlow(const abi::OpEvent& event) noexcept;
 OPTRACE_EXPORT void RefillOpIds(ThreadWriter& writer) noexcept;
-OPTRACE_EXPORT bool RefreshReadPosOrDrop(ThreadWriter& writer) noexcept;
+OPTRACE_EXPORT bool CheckFillSlow(ThreadWriter& writer) noexcept;
 
 // Timestamp in the segment's clock domain (abi::ClockId).
 inline uint64_t Now() noexcept {
@@ -91,15 +96,17 @@ inline uint64_t NextOpId(ThreadWriter& w) noexcept {
 }
 
 // Writes one event at the next position of the ring behind `w`, or counts a
-// drop when the ring is full. `fill(slot)` sets every field but thread_id
-// and stamp, straight into the slot: building the event elsewhere and
-// copying it would cost store-forwarding stalls on the hot path.
+// drop when the ring is full; one compare per event decides whether the
+// fill needs a look (ring full, or the wake watermark crossed).
+// `fill(slot)` sets every field but thread_id and stamp, straight into the
+// slot: building the event elsewhere and copying it would cost
+// store-forwarding stalls on the hot path.
 // REQUIRES: `w` is the calling thread's writer and owns a ring.
 template <typename Fill>
 inline void WriteSlot(ThreadWriter& w, abi::OpEvent* slots, Fill&& fill) noexcept {
   const uint64_t pos = w.write_pos;
-  if (pos - w.cached_read_pos > w.mask) [[unlikely]] {
-    if (!RefreshReadPosOrDrop(w)) return;
+  if (pos >= w.check_pos) [[unlikely]] {
+    if (!CheckFillSlow(w)) return;
   }
   abi::OpEvent& slot = slots[pos & w.mask];
   fill(slot);

@@ -97,6 +97,11 @@ class AttachedSegment {
   // Consumer-owned writes. Return false if the store faulted.
   bool WriteLevel(abi::LevelValue level);
   bool WriteDaemonPresence(uint32_t daemon_pid, uint64_t heartbeat_ns);
+  // Ends the producer's start-up handshake: stores attach_word = kAttached
+  // (after the level and presence writes, which it publishes) and wakes the
+  // producer's wait on it. Call once, after WriteDaemonPresence and the
+  // first WriteLevel.
+  bool SignalAttached();
   // The live level word as the segment holds it now (for tamper checks).
   std::optional<uint32_t> ReadLevelWord() const;
 

@@ -1,0 +1,168 @@
+// Ingest from a process's first op (issue 14): the start-up handshake, the
+// wake-ups of a sleeping drain thread, and what happens when no daemon, or
+// a stuck one, is there. A real optraced, real producer processes, the
+// daemon's counters over its real gRPC socket, its real SQLite file.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon_process.h"
+#include "model/session_record.h"
+#include "optrace/v1/optrace.grpc.pb.h"
+#include "producer_report.h"
+#include "storage/span_reader.h"
+#include "subprocess.h"
+#include "temp_folder.h"
+
+namespace optrace {
+namespace {
+
+using namespace std::chrono_literals;
+using daemon::SessionRecord;
+using daemon::SessionState;
+using testing::DaemonProcess;
+using testing::DoneCounts;
+using testing::Subprocess;
+using testing::WaitUntil;
+
+constexpr const char* kNoAttachMessage = "no daemon attached";
+
+std::unique_ptr<Subprocess> StartProducer(std::vector<std::string> args,
+                                          std::map<std::string, std::string> env = {}) {
+  std::vector<std::string> argv = {OPTRACE_TEST_PRODUCER};
+  argv.insert(argv.end(), args.begin(), args.end());
+  env.emplace("OPTRACE_LEVEL", "trace");
+  return std::make_unique<Subprocess>(argv, env);
+}
+
+class IngestTest : public ::testing::Test {
+ protected:
+  testing::TempFolder folder_;
+  DaemonProcess daemon_{folder_.path()};
+
+  // The stored session of process `pid` once its end is committed.
+  std::optional<SessionRecord> WaitForEnd(uint32_t pid) {
+    std::optional<SessionRecord> found;
+    WaitUntil(
+        [&] {
+          auto reader = daemon::SpanReader::Open(daemon_.db_path());
+          if (!reader.ok()) return false;
+          auto sessions = reader.value()->ListSessions();
+          if (!sessions.ok()) return false;
+          for (const SessionRecord& r : sessions.value()) {
+            if (r.pid == pid && r.state != SessionState::kRunning) found = r;
+          }
+          return found.has_value();
+        },
+        30s);
+    return found;
+  }
+
+  // One of the daemon's GetStatus counters.
+  uint64_t Counter(const std::string& name) {
+    auto stub = v1::OpTrace::NewStub(
+        grpc::CreateChannel("unix:" + daemon_.socket_path(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::GetStatusResponse status;
+    EXPECT_TRUE(stub->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok());
+    auto it = status.counters().find(name);
+    EXPECT_NE(it, status.counters().end()) << "no counter " << name;
+    return it == status.counters().end() ? 0 : it->second;
+  }
+};
+
+// The producer's two ops per iteration, plus the "start" op it opens with.
+uint64_t EventsOf(const std::map<std::string, uint64_t>& done) {
+  return done.at("launches") + done.at("completes");
+}
+
+TEST_F(IngestTest, RecordsFromFirstOp_RateDaemonSustains_NothingLost) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  // 50,000 events/s from the first op into the default 16384-event ring: a
+  // wake at half full leaves the daemon 160 ms to answer, ample even on a
+  // loaded machine. The handshake must have seen the daemon attach before
+  // the first op (no message).
+  auto producer = StartProducer({"--ops", "5000", "--rate", "25000"});
+  ASSERT_TRUE(producer->Wait(60s).has_value());
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty()) << producer->stderr_text();
+  EXPECT_EQ(producer->stderr_text().find(kNoAttachMessage), std::string::npos);
+  EXPECT_EQ(done.at("ring_full"), 0u);
+  const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
+  ASSERT_TRUE(record.has_value()) << daemon_.log();
+  EXPECT_EQ(record->events, EventsOf(done));
+  EXPECT_EQ(record->spans, done.at("launches"));
+  EXPECT_EQ(record->dropped_ring_full + record->dropped_shed + record->dropped_invalid, 0u);
+}
+
+TEST_F(IngestTest, RingPastWatermark_SleepingDaemon_WokenAndEverythingAccounted) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  auto producer = StartProducer({"--wait-stdin", "--ops", "50000"});
+  // The segment line comes after the first op, hence after the attach.
+  ASSERT_TRUE(producer->WaitForLine("segment=", 20s).has_value()) << producer->stderr_text();
+  // Idle for a while: the drain thread backs off and sleeps.
+  std::this_thread::sleep_for(300ms);
+  const uint64_t wakes_before = Counter("producer_wakeups");
+  producer->WriteStdin("go\n");
+  ASSERT_TRUE(producer->Wait(60s).has_value());
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty()) << producer->stderr_text();
+  const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
+  ASSERT_TRUE(record.has_value()) << daemon_.log();
+  // 200,000 events back to back cross the watermark of the 16384-event
+  // ring while the daemon sleeps between passes.
+  EXPECT_GT(Counter("producer_wakeups"), wakes_before);
+  EXPECT_EQ(record->events + record->dropped_ring_full, EventsOf(done));
+  EXPECT_EQ(record->dropped_ring_full, done.at("ring_full"));
+}
+
+TEST_F(IngestTest, NoDaemon_ProducerNeverWaits) {
+  // A wait would take 10 s; the producer must be done long before.
+  auto producer = StartProducer({"--ops", "1000"}, {{"OPTRACE_ATTACH_TIMEOUT_MS", "10000"}});
+  const auto status = producer->Wait(5s);
+  ASSERT_TRUE(status.has_value()) << "the producer waited without a daemon";
+  EXPECT_TRUE(status->exited && status->code == 0);
+  EXPECT_EQ(producer->stderr_text().find(kNoAttachMessage), std::string::npos);
+}
+
+TEST_F(IngestTest, DeadDaemonsControlSegment_ProducerNeverWaits) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  daemon_.Kill();  // SIGKILL leaves its control segment behind
+  auto producer = StartProducer({"--ops", "1000"}, {{"OPTRACE_ATTACH_TIMEOUT_MS", "10000"}});
+  const auto status = producer->Wait(5s);
+  ASSERT_TRUE(status.has_value()) << "the producer waited for a dead daemon";
+  EXPECT_TRUE(status->exited && status->code == 0);
+  EXPECT_EQ(producer->stderr_text().find(kNoAttachMessage), std::string::npos);
+}
+
+TEST_F(IngestTest, StoppedDaemon_WaitBoundedThenRunsOnCountingDrops) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  // 80,000 events into one 16384-event ring that nobody drains.
+  auto producer = StartProducer({"--ops", "20000"}, {{"OPTRACE_ATTACH_TIMEOUT_MS", "300"}});
+  const auto status = producer->Wait(30s);
+  ::kill(daemon_.pid(), SIGCONT);
+  ASSERT_TRUE(status.has_value()) << "the start-up wait was not bounded";
+  EXPECT_TRUE(status->exited && status->code == 0);
+  EXPECT_NE(producer->stderr_text().find(kNoAttachMessage), std::string::npos)
+      << producer->stderr_text();
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty());
+  EXPECT_GT(done.at("ring_full"), 0u);
+  // Continued, the daemon ingests what the ring kept and the drop count.
+  const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
+  ASSERT_TRUE(record.has_value()) << daemon_.log();
+  EXPECT_EQ(record->dropped_ring_full, done.at("ring_full"));
+  EXPECT_EQ(record->events + record->dropped_ring_full, EventsOf(done));
+}
+
+}  // namespace
+}  // namespace optrace
