@@ -216,8 +216,10 @@ int Run(const Flags& flags) {
   }
   PeerRegistry peers;
   CallerIdentifier callers(&peers, config.admin_group);
-  OpTraceService service(ServiceContext{&loop, &tails, store.value().get(), &callers, config.db,
-                                        config.ns, OPTRACE_VERSION, config.level_rules,
+  StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
+                                   config.max_bytes_in_flight_per_uid});
+  OpTraceService service(ServiceContext{&loop, &tails, &streams, store.value().get(), &callers,
+                                        config.db, config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
                                         forwarder.get()});
   ApiServerOptions api_options{config.socket, config.admin_group, config.listen, config.tls_cert,

@@ -12,7 +12,7 @@
 #include "model/session_record.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }
 
 namespace optrace::daemon {
@@ -38,7 +38,7 @@ class CallerIdentifier {
   // daemon's own uid, or in the admin group. TCP callers (no credentials)
   // are admins: serving TCP is an explicit opt-in of the operator
   // (docs/api.md says so). Unknown Unix peers get no rights (uid -1).
-  Caller Identify(const grpc::ServerContext& context) const;
+  Caller Identify(const grpc::ServerContextBase& context) const;
 
  private:
   bool InAdminGroup(uid_t uid, gid_t gid) const;

@@ -6,8 +6,10 @@
 #include <memory>
 
 #include "api/proto_convert.h"
+#include "api/refused_stream.h"
 #include "api/session_export.h"
 #include "api/span_queries.h"
+#include "api/tail_reactor.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
@@ -97,44 +99,17 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
   return grpc::Status::OK;
 }
 
-grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
-                                  grpc::ServerWriter<v1::TailResponse>* writer) {
+grpc::ServerWriteReactor<v1::TailResponse>* OpTraceService::Tail(
+    grpc::CallbackServerContext* ctx, const v1::TailRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
-  auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
-  if (!subscribed.ok()) return ToGrpc(subscribed.status());
-  const std::shared_ptr<TailSubscription> sub = subscribed.value();
-  // However the stream ends (client gone, cancelled, daemon stopping), the
-  // subscription goes, and with it the level it raised.
-  struct Unsubscribe {
-    TailHub* hub;
-    std::shared_ptr<TailSubscription> sub;
-    ~Unsubscribe() { hub->Unsubscribe(sub); }
-  } unsubscribe{ctx_.tails, sub};
-  constexpr int kMaxBatchItems = 1024;
-  std::vector<v1::TailResponse> items;
-  while (!ctx->IsCancelled()) {
-    uint64_t skipped = 0;
-    sub->Pop(&items, &skipped, std::chrono::milliseconds(100));
-    if (skipped > 0) {
-      v1::TailResponse lag;
-      lag.mutable_lag()->set_skipped(skipped);
-      lag.mutable_lag()->set_message("lagged, " + std::to_string(skipped) + " events skipped");
-      items.insert(items.begin(), std::move(lag));
-    }
-    if (!request->batch()) {
-      for (const v1::TailResponse& item : items) {
-        if (!writer->Write(item)) return grpc::Status::OK;
-      }
-      continue;
-    }
-    for (size_t i = 0; i < items.size(); i += kMaxBatchItems) {
-      v1::TailResponse batch;
-      const size_t end = std::min(items.size(), i + kMaxBatchItems);
-      for (size_t k = i; k < end; ++k) *batch.mutable_batch()->add_items() = std::move(items[k]);
-      if (!writer->Write(batch)) return grpc::Status::OK;
-    }
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->Open(caller.uid, "Tail", &lease); !st.ok()) {
+    return RefuseStream<v1::TailResponse>(st);
   }
-  return grpc::Status::OK;
+  auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
+  if (!subscribed.ok()) return RefuseStream<v1::TailResponse>(ToGrpc(subscribed.status()));
+  return new TailReactor(ctx_.tails, std::move(subscribed).value(), request->batch(),
+                         std::move(lease));
 }
 
 grpc::Status OpTraceService::GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest*,
@@ -422,6 +397,10 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext*, const v1::GetStatus
   m["level_writes"] = c.level_writes.load();
   m["level_tampered"] = c.level_tampered.load();
   m["drain_passes"] = c.drain_passes.load();
+  m["tail_records_published"] = ctx_.tails->published();
+  m["tail_items_skipped"] = ctx_.tails->skipped();
+  m["streams_open"] = ctx_.streams->streams();
+  m["stream_bytes_in_flight"] = ctx_.streams->bytes_in_flight();
   m["batches_committed"] = store.batches_committed;
   m["spans_committed"] = store.spans_committed;
   m["batches_refused"] = store.batches_refused;

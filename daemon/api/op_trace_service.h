@@ -10,6 +10,7 @@
 
 #include "api/caller_identity.h"
 #include "api/fleet_queries.h"
+#include "api/stream_quota.h"
 #include "api/tail_hub.h"
 #include "config/daemon_config.h"
 #include "drain/drain_loop.h"
@@ -23,6 +24,7 @@ namespace optrace::daemon {
 struct ServiceContext {
   DrainLoop* drain = nullptr;
   TailHub* tails = nullptr;
+  StreamQuota* streams = nullptr;  // per-uid caps of the streaming calls
   SpanStore* store = nullptr;
   const CallerIdentifier* callers = nullptr;
   std::string db_path;
@@ -38,13 +40,15 @@ struct ServiceContext {
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to
-// run in parallel with the others.
-class OpTraceService final : public v1::OpTrace::Service {
+// run in parallel with the others. Tail is served by the callback API (a
+// reactor per stream, no thread per stream); the other calls by gRPC's
+// thread pool.
+class OpTraceService final : public v1::OpTrace::WithCallbackMethod_Tail<v1::OpTrace::Service> {
  public:
   explicit OpTraceService(ServiceContext context);
 
-  grpc::Status Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
-                    grpc::ServerWriter<v1::TailResponse>* writer) override;
+  grpc::ServerWriteReactor<v1::TailResponse>* Tail(grpc::CallbackServerContext* ctx,
+                                                   const v1::TailRequest* request) override;
   grpc::Status GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest* request,
                         v1::GetLevelResponse* response) override;
   grpc::Status SetLevel(grpc::ServerContext* ctx, const v1::SetLevelRequest* request,
