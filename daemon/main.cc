@@ -22,6 +22,7 @@
 #include "forward/clickhouse_forwarder.h"
 #include "levels/level_policy.h"
 #include "log/log.h"
+#include "service/memory_trimmer.h"
 #include "service/systemd_notifier.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -214,6 +215,8 @@ int Run(const Flags& flags) {
     LogError("{}", st.message());
     return kExitFailure;
   }
+  // RSS follows what the daemon holds, not its last burst (RELIABILITY.md).
+  const MemoryTrimmer trimmer(std::chrono::seconds(2));
   PeerRegistry peers;
   CallerIdentifier callers(&peers, config.admin_group);
   StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),

@@ -7,10 +7,11 @@
 //   optrace-test-client probe SOCKET SESSION_ID
 //     Prints "<list code>:<sessions seen> <get session code> <global set
 //     level code>" (gRPC status codes).
-//   optrace-test-client stall SOCKET STREAMS CONNECTIONS
-//     Opens STREAMS Tail streams spread over CONNECTIONS connections and
-//     never reads them (as `optrace tail | less` left paused), prints
-//     "opened STREAMS", then sleeps until killed.
+//   optrace-test-client stall SOCKET STREAMS CONNECTIONS [batch]
+//     Opens STREAMS Tail streams spread over CONNECTIONS connections (in
+//     TailBatch messages with "batch") and never reads them (as `optrace
+//     tail | less` left paused), prints "opened STREAMS", then sleeps
+//     until killed.
 //   optrace-test-client status-loop SOCKET SECONDS
 //     Calls GetStatus (5 s deadline) back to back for SECONDS, then prints
 //     "answered N failed M p50_us A p99_us B max_us C" and the first
@@ -87,7 +88,7 @@ std::shared_ptr<grpc::Channel> Connect(const std::string& socket, int id) {
   return grpc::CreateCustomChannel("unix:" + socket, grpc::InsecureChannelCredentials(), args);
 }
 
-int Stall(const std::string& socket, int streams, int connections) {
+int Stall(const std::string& socket, int streams, int connections, bool batch) {
   struct Stream {
     std::unique_ptr<grpc::ClientContext> context;
     std::unique_ptr<grpc::ClientReader<optrace::v1::TailResponse>> reader;
@@ -99,6 +100,7 @@ int Stall(const std::string& socket, int streams, int connections) {
   std::vector<Stream> open;
   optrace::v1::TailRequest request;
   request.set_level(optrace::v1::LEVEL_TRACE);
+  request.set_batch(batch);
   for (int i = 0; i < streams; ++i) {
     Stream s{std::make_unique<grpc::ClientContext>(), nullptr};
     s.reader = stubs[static_cast<size_t>(i) % stubs.size()]->Tail(s.context.get(), request);
@@ -142,11 +144,14 @@ int StatusLoop(optrace::v1::OpTrace::Stub& stub, double seconds) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc >= 3 ? argv[1] : "";
-  if (mode == "stall" && argc == 5) return Stall(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "stall" && (argc == 5 || argc == 6)) {
+    return Stall(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
+                 argc == 6 && std::strcmp(argv[5], "batch") == 0);
+  }
   if (mode != "tail" && mode != "probe" && !(mode == "status-loop" && argc == 4)) {
     std::fprintf(stderr,
                  "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
-                 "stall SOCKET STREAMS CONNECTIONS | status-loop SOCKET SECONDS\n",
+                 "stall SOCKET STREAMS CONNECTIONS [batch] | status-loop SOCKET SECONDS\n",
                  argv[0]);
     return 2;
   }
