@@ -220,7 +220,8 @@ int Run(const Flags& flags) {
   PeerRegistry peers;
   CallerIdentifier callers(&peers, config.admin_group);
   StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
-                                   config.max_bytes_in_flight_per_uid});
+                                   config.max_bytes_in_flight_per_uid,
+                                   static_cast<uint32_t>(config.max_threaded_streams)});
   OpTraceService service(ServiceContext{&loop, &tails, &streams, store.value().get(), &callers,
                                         config.db, config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,

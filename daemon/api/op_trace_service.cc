@@ -275,6 +275,10 @@ grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
 grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
                                       grpc::ServerWriter<v1::QueryOpsResponse>* writer) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "QueryOps", &lease); !st.ok()) {
+    return st;
+  }
   if (request->fleet()) {
     if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
   } else {
@@ -334,6 +338,10 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
 grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
                                     grpc::ServerWriter<v1::ExportChunk>* writer) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "Export", &lease); !st.ok()) {
+    return st;
+  }
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
   auto reader = ThreadReader(ctx_.db_path);

@@ -8,7 +8,8 @@ namespace optrace::daemon {
 StreamQuota::Lease::Lease(Lease&& other) noexcept
     : quota_(std::exchange(other.quota_, nullptr)),
       uid_(other.uid_),
-      reserved_(std::exchange(other.reserved_, 0)) {}
+      reserved_(std::exchange(other.reserved_, 0)),
+      threaded_(std::exchange(other.threaded_, false)) {}
 
 StreamQuota::Lease& StreamQuota::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
@@ -16,6 +17,7 @@ StreamQuota::Lease& StreamQuota::Lease::operator=(Lease&& other) noexcept {
     quota_ = std::exchange(other.quota_, nullptr);
     uid_ = other.uid_;
     reserved_ = std::exchange(other.reserved_, 0);
+    threaded_ = std::exchange(other.threaded_, false);
   }
   return *this;
 }
@@ -28,8 +30,10 @@ void StreamQuota::Lease::Reset() {
   auto it = quota_->by_uid_.find(uid_);
   it->second.bytes -= reserved_;
   if (--it->second.streams == 0) quota_->by_uid_.erase(it);
+  if (threaded_) --quota_->threaded_;
   quota_ = nullptr;
   reserved_ = 0;
+  threaded_ = false;
 }
 
 bool StreamQuota::Lease::ReserveBytes(uint64_t bytes) {
@@ -49,10 +53,26 @@ void StreamQuota::Lease::ReleaseBytes(uint64_t bytes) {
 
 grpc::Status StreamQuota::Open(uint32_t uid, std::string_view what, Lease* lease) {
   std::lock_guard<std::mutex> lock(mu_);
+  return OpenLocked(uid, what, false, lease);
+}
+
+grpc::Status StreamQuota::OpenThreaded(uint32_t uid, std::string_view what, Lease* lease) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (threaded_ >= limits_.max_threaded_streams) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+            std::string(what) + " refused: " + std::to_string(threaded_) +
+                " QueryOps and Export streams are being served, the daemon's cap "
+                "max_threaded_streams is " +
+                std::to_string(limits_.max_threaded_streams) + "; try again when one ends"};
+  }
+  return OpenLocked(uid, what, true, lease);
+}
+
+grpc::Status StreamQuota::OpenLocked(uint32_t uid, std::string_view what, bool threaded,
+                                     Lease* lease) {
   Usage& u = by_uid_[uid];
   if (u.streams >= limits_.max_streams_per_uid) {
     const uint32_t open = u.streams;
-    if (open == 0) by_uid_.erase(uid);
     return {grpc::StatusCode::RESOURCE_EXHAUSTED,
             std::string(what) + " refused: uid " + std::to_string(uid) + " has " +
                 std::to_string(open) + " streams open, the cap max_streams_per_uid is " +
@@ -67,9 +87,10 @@ grpc::Status StreamQuota::Open(uint32_t uid, std::string_view what, Lease* lease
                 std::to_string(limits_.max_bytes_in_flight_per_uid) + " (optraced.toml)"};
   }
   ++u.streams;
-  *lease = Lease();
+  if (threaded) ++threaded_;
   lease->quota_ = this;
   lease->uid_ = uid;
+  lease->threaded_ = threaded;
   return grpc::Status::OK;
 }
 

@@ -16,6 +16,10 @@ namespace optrace::daemon {
 struct StreamLimits {
   uint32_t max_streams_per_uid = 1024;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
+  // Streams that hold one of gRPC's handler threads while they last
+  // (QueryOps, Export): at most this many at once, all uids together, so
+  // that they never take every thread from unary calls.
+  uint32_t max_threaded_streams = 32;
 };
 
 // Thread-safe.
@@ -47,11 +51,16 @@ class StreamQuota {
     StreamQuota* quota_ = nullptr;
     uint32_t uid_ = 0;
     uint64_t reserved_ = 0;  // what this lease holds, released with it
+    bool threaded_ = false;  // holds one of max_threaded_streams
   };
 
   // Opens a stream (`what`, e.g. "Tail") for `uid` into `*lease`, or
   // answers RESOURCE_EXHAUSTED naming the cap the uid has reached.
+  // REQUIRES: `*lease` holds nothing (default-constructed).
   grpc::Status Open(uint32_t uid, std::string_view what, Lease* lease);
+  // The same for a stream that holds a handler thread while it lasts; it
+  // also counts against max_threaded_streams.
+  grpc::Status OpenThreaded(uint32_t uid, std::string_view what, Lease* lease);
 
   // What all uids hold now (GetStatus counters streams_open and
   // stream_bytes_in_flight).
@@ -63,9 +72,12 @@ class StreamQuota {
     uint32_t streams = 0;
     uint64_t bytes = 0;
   };
+  grpc::Status OpenLocked(uint32_t uid, std::string_view what, bool threaded, Lease* lease);
+
   const StreamLimits limits_;
   mutable std::mutex mu_;
   std::unordered_map<uint32_t, Usage> by_uid_;  // GUARDED_BY(mu_); no entry = nothing held
+  uint32_t threaded_ = 0;                       // GUARDED_BY(mu_)
 };
 
 }  // namespace optrace::daemon

@@ -12,6 +12,8 @@
 //     TailBatch messages with "batch") and never reads them (as `optrace
 //     tail | less` left paused), prints "opened STREAMS", then sleeps
 //     until killed.
+//   optrace-test-client stall-export SOCKET STREAMS SESSION_ID
+//     The same with Export streams (CSV) of a stored session.
 //   optrace-test-client status-loop SOCKET SECONDS
 //     Calls GetStatus (5 s deadline) back to back for SECONDS, then prints
 //     "answered N failed M p50_us A p99_us B max_us C" and the first
@@ -88,27 +90,44 @@ std::shared_ptr<grpc::Channel> Connect(const std::string& socket, int id) {
   return grpc::CreateCustomChannel("unix:" + socket, grpc::InsecureChannelCredentials(), args);
 }
 
-int Stall(const std::string& socket, int streams, int connections, bool batch) {
-  struct Stream {
-    std::unique_ptr<grpc::ClientContext> context;
-    std::unique_ptr<grpc::ClientReader<optrace::v1::TailResponse>> reader;
-  };
+// Starts `streams` calls of `start(stub, context)` spread over
+// `connections` connections, never reads them, prints "opened N" and
+// sleeps until killed.
+template <typename Start>
+int StallStreams(const std::string& socket, int streams, int connections, Start start) {
   std::vector<std::unique_ptr<optrace::v1::OpTrace::Stub>> stubs;
   for (int c = 0; c < std::max(1, connections); ++c) {
     stubs.push_back(optrace::v1::OpTrace::NewStub(Connect(socket, c)));
   }
-  std::vector<Stream> open;
-  optrace::v1::TailRequest request;
-  request.set_level(optrace::v1::LEVEL_TRACE);
-  request.set_batch(batch);
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::shared_ptr<void>> readers;
   for (int i = 0; i < streams; ++i) {
-    Stream s{std::make_unique<grpc::ClientContext>(), nullptr};
-    s.reader = stubs[static_cast<size_t>(i) % stubs.size()]->Tail(s.context.get(), request);
-    open.push_back(std::move(s));
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    readers.push_back(start(*stubs[static_cast<size_t>(i) % stubs.size()], contexts.back().get()));
   }
   std::printf("opened %d\n", streams);
   std::fflush(stdout);
   while (true) ::pause();
+}
+
+int Stall(const std::string& socket, int streams, int connections, bool batch) {
+  optrace::v1::TailRequest request;
+  request.set_level(optrace::v1::LEVEL_TRACE);
+  request.set_batch(batch);
+  return StallStreams(socket, streams, connections,
+                      [&](optrace::v1::OpTrace::Stub& stub, grpc::ClientContext* context) {
+                        return std::shared_ptr<void>(stub.Tail(context, request));
+                      });
+}
+
+int StallExport(const std::string& socket, int streams, uint64_t session) {
+  optrace::v1::ExportRequest request;
+  request.set_session_id(session);
+  request.set_format(optrace::v1::EXPORT_FORMAT_CSV);
+  return StallStreams(socket, streams, 1,
+                      [&](optrace::v1::OpTrace::Stub& stub, grpc::ClientContext* context) {
+                        return std::shared_ptr<void>(stub.Export(context, request));
+                      });
 }
 
 int StatusLoop(optrace::v1::OpTrace::Stub& stub, double seconds) {
@@ -148,10 +167,14 @@ int main(int argc, char** argv) {
     return Stall(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
                  argc == 6 && std::strcmp(argv[5], "batch") == 0);
   }
+  if (mode == "stall-export" && argc == 5) {
+    return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  }
   if (mode != "tail" && mode != "probe" && !(mode == "status-loop" && argc == 4)) {
     std::fprintf(stderr,
                  "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
-                 "stall SOCKET STREAMS CONNECTIONS [batch] | status-loop SOCKET SECONDS\n",
+                 "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
+                 "status-loop SOCKET SECONDS\n",
                  argv[0]);
     return 2;
   }
