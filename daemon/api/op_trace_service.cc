@@ -99,8 +99,8 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
   return grpc::Status::OK;
 }
 
-grpc::ServerWriteReactor<v1::TailResponse>* OpTraceService::Tail(
-    grpc::CallbackServerContext* ctx, const v1::TailRequest* request) {
+grpc::ServerWriteReactor<v1::TailResponse>* OpTraceService::Tail(grpc::CallbackServerContext* ctx,
+                                                                 const v1::TailRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
   StreamQuota::Lease lease;
   if (grpc::Status st = ctx_.streams->Open(caller.uid, "Tail", &lease); !st.ok()) {

@@ -18,26 +18,26 @@ enum class LiveRecordType : uint8_t { kHalf = 1, kInstant = 2, kSpan = 3 };
 // copies it word by word). Fields a type does not use are 0.
 struct LiveRecord {
   SessionId session = 0;
-  uint64_t op_id = 0;          // half, span
+  uint64_t op_id = 0;  // half, span
   uint64_t parent_op_id = 0;
-  int64_t ts_ns = 0;           // half and instant: its time; span: its start
-  uint64_t duration_ns = 0;    // COMPLETE half whose LAUNCH was seen, span
-  uint64_t device_ns = 0;      // half, span
-  int64_t value = 0;           // counter instants
+  int64_t ts_ns = 0;         // half and instant: its time; span: its start
+  uint64_t duration_ns = 0;  // COMPLETE half whose LAUNCH was seen, span
+  uint64_t device_ns = 0;    // half, span
+  int64_t value = 0;         // counter instants
   StringId name = 0;
   StringId tag = 0;
-  StringId srcloc = 0;         // half, span
-  uint32_t label = 0;          // the session's label, an id of TailHub's label table
+  StringId srcloc = 0;  // half, span
+  uint32_t label = 0;   // the session's label, an id of TailHub's label table
   uint32_t pid = 0;
   uint32_t uid = 0;
-  uint32_t tid = 0;            // half, instant; span: the LAUNCH's thread
-  uint32_t complete_tid = 0;   // span
-  uint32_t stream = 0;         // half, span
-  uint16_t device = 0;         // half, span
+  uint32_t tid = 0;           // half, instant; span: the LAUNCH's thread
+  uint32_t complete_tid = 0;  // span
+  uint32_t stream = 0;        // half, span
+  uint16_t device = 0;        // half, span
   LiveRecordType type = LiveRecordType::kHalf;
-  uint8_t kind = 0;            // half, instant: abi::EventKind; span: SpanStatus
-  uint8_t target = 0;          // half, span: abi::TargetKind
-  uint8_t level = 0;           // instant: its level
+  uint8_t kind = 0;    // half, instant: abi::EventKind; span: SpanStatus
+  uint8_t target = 0;  // half, span: abi::TargetKind
+  uint8_t level = 0;   // instant: its level
   uint8_t reserved[6] = {};
 };
 static_assert(std::is_trivially_copyable_v<LiveRecord>);

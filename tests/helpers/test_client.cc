@@ -150,7 +150,8 @@ int StatusLoop(optrace::v1::OpTrace::Stub& stub, double seconds) {
   }
   std::sort(micros.begin(), micros.end());
   auto at = [&](double q) {
-    return micros.empty() ? 0 : micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))];
+    return micros.empty() ? 0
+                          : micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))];
   };
   std::printf("answered %zu failed %d p50_us %lld p99_us %lld max_us %lld\n",
               micros.size() - static_cast<size_t>(failed), failed, static_cast<long long>(at(0.5)),
@@ -171,11 +172,12 @@ int main(int argc, char** argv) {
     return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   }
   if (mode != "tail" && mode != "probe" && !(mode == "status-loop" && argc == 4)) {
-    std::fprintf(stderr,
-                 "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
-                 "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
-                 "status-loop SOCKET SECONDS\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
+        "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
+        "status-loop SOCKET SECONDS\n",
+        argv[0]);
     return 2;
   }
   auto channel =

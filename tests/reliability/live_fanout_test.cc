@@ -90,7 +90,8 @@ LoadRun RunLoad(StoreView& store, int pairs_per_second, double seconds) {
   auto load = StartLoadProducer(2, pairs_per_second, seconds,
                                 {{"OPTRACE_RING_CAPACITY", std::to_string(1 << 20)}});
   LoadRun run;
-  const auto exited = load->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60'000));
+  const auto exited =
+      load->Wait(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60'000));
   EXPECT_TRUE(exited.has_value());
   if (!exited) return run;
   const auto session = store.WaitForEnd(static_cast<uint32_t>(load->pid()), 30s);
@@ -160,9 +161,9 @@ TEST(LiveFanoutTest, StalledTails300BesideProducerAt500kPairs_DrainUnslowedRssBo
                std::to_string(alone.stored) + "/" + std::to_string(alone.written) +
                " events with no tail, " + std::to_string(tailed.stored) + "/" +
                std::to_string(tailed.written) + " beside " + std::to_string(tails) +
-               " stalled tails; RSS idle " + std::to_string(idle_kib >> 10) +
-               " MiB, peak alone " + std::to_string(alone_rss.peak_kib() >> 10) +
-               " MiB, peak with the tails " + std::to_string(tailed_rss.peak_kib() >> 10) +
+               " stalled tails; RSS idle " + std::to_string(idle_kib >> 10) + " MiB, peak alone " +
+               std::to_string(alone_rss.peak_kib() >> 10) + " MiB, peak with the tails " +
+               std::to_string(tailed_rss.peak_kib() >> 10) +
                " MiB (the tails: " + std::to_string(tails_kib) + " KiB, bound " +
                std::to_string(tails * kStalledTailBoundKib) + "), " +
                std::to_string(after_kib >> 10) + " MiB after the load ended (bound 1.5x idle)");
@@ -191,7 +192,8 @@ TEST(LiveFanoutTest, SlowTail_DeliveredPlusSkippedEqualsPublishedExactly) {
     }
   });
   ASSERT_TRUE(WaitForTails(*stub, 1, 10s));
-  auto load = StartLoadProducer(1, 200'000, 2, {{"OPTRACE_RING_CAPACITY", std::to_string(1 << 20)}});
+  auto load =
+      StartLoadProducer(1, 200'000, 2, {{"OPTRACE_RING_CAPACITY", std::to_string(1 << 20)}});
   ASSERT_TRUE(load->Wait(60s).has_value());
   const auto session = store.WaitForEnd(static_cast<uint32_t>(load->pid()), 30s);
   ASSERT_TRUE(session.has_value());
@@ -205,9 +207,9 @@ TEST(LiveFanoutTest, SlowTail_DeliveredPlusSkippedEqualsPublishedExactly) {
   EXPECT_EQ(delivered + skipped, published)
       << "delivered " << delivered << " + skipped " << skipped << " vs published " << published;
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
-  ReportFigure("one tail of every event: " + std::to_string(published) + " published = " +
-               std::to_string(delivered) + " delivered + " + std::to_string(skipped) +
-               " skipped (in " + std::to_string(lags) + " lag markers)");
+  ReportFigure("one tail of every event: " + std::to_string(published) +
+               " published = " + std::to_string(delivered) + " delivered + " +
+               std::to_string(skipped) + " skipped (in " + std::to_string(lags) + " lag markers)");
 }
 
 TEST(LiveFanoutTest, ThousandStreamsOfOneUid_OtherUidUnaryAlwaysAnswered) {
@@ -250,7 +252,8 @@ TEST(LiveFanoutTest, ThousandStreamsOfOneUid_OtherUidUnaryAlwaysAnswered) {
   EXPECT_LE(open, 900u + 32);
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
   ReportFigure("900 stalled tails on 20 connections and 100 stalled exports of uid 0 (" +
-               std::to_string(open - 900) + " exports served, the rest refused), 20k pairs/s "
+               std::to_string(open - 900) +
+               " exports served, the rest refused), 20k pairs/s "
                "traced; uid 65534's GetStatus loop: " +
                out.substr(0, out.find('\n')));
 }
@@ -288,8 +291,9 @@ TEST(LiveFanoutTest, StreamCapPerUid_OffenderRefusedNamingTheCapOtherUidServed) 
 
 TEST(LiveFanoutTest, BytesInFlightCap_NewStreamRefusedNamingTheCap) {
   TempFolder folder;
-  DaemonProcess daemon(folder.path(),
-                       {"--config", WriteConfig(folder, "max_bytes_in_flight_per_uid = \"64KiB\"\n")});
+  DaemonProcess daemon(
+      folder.path(),
+      {"--config", WriteConfig(folder, "max_bytes_in_flight_per_uid = \"64KiB\"\n")});
   ASSERT_TRUE(daemon.Start()) << daemon.log();
   auto stub = v1::OpTrace::NewStub(NewConnection(daemon.socket_path()));
   auto load = StartLoadProducer(1, 50'000, 600);
@@ -314,8 +318,7 @@ TEST(LiveFanoutTest, BytesInFlightCap_NewStreamRefusedNamingTheCap) {
   stalled.Kill(SIGKILL);
   load->Kill(SIGKILL);
   EXPECT_TRUE(got_refused) << refused.error_message();
-  EXPECT_NE(refused.error_message().find("max_bytes_in_flight_per_uid is 65536"),
-            std::string::npos)
+  EXPECT_NE(refused.error_message().find("max_bytes_in_flight_per_uid is 65536"), std::string::npos)
       << refused.error_message();
   // What the stalled streams held is released with them.
   EXPECT_TRUE(WaitUntil(
