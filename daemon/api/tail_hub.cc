@@ -175,10 +175,10 @@ void TailHub::NotifierLoop() {
       continue;
     }
     // Streams wait for records past `seen`: sleep until the drain appends.
-    sleeping_.store(true, std::memory_order_relaxed);
-    // Seq_cst fence: pairs with the one in Publish. Either the drain sees
-    // sleeping_ and wakes us, or we see its record here and do not sleep.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Seq_cst store, then the seq_cst load in published(); the drain does
+    // the mirror image (Publish): either it sees sleeping_ and wakes us, or
+    // we see its record here and do not sleep.
+    sleeping_.store(true, std::memory_order_seq_cst);
     if (records_.published() == seen) {
       wake_cv_.wait_for(lock, retry ? std::chrono::milliseconds(10) : std::chrono::seconds(1),
                         [&] { return stop_ || !sleeping_.load(std::memory_order_relaxed); });
@@ -211,10 +211,10 @@ void TailHub::PublishStrings(StringId max_id, const StringDictionary& strings) {
 }
 
 void TailHub::Publish(const LiveRecord& record) {
+  // Append's seq_cst store, then this seq_cst load: pairs with
+  // NotifierLoop (see there).
   records_.Append(record);
-  // Seq_cst fence: pairs with the one in NotifierLoop (see there).
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (sleeping_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (sleeping_.load(std::memory_order_seq_cst)) [[unlikely]] {
     std::lock_guard<std::mutex> lock(wake_mu_);
     sleeping_.store(false, std::memory_order_relaxed);
     wake_cv_.notify_one();

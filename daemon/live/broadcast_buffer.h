@@ -23,8 +23,9 @@ namespace optrace::daemon {
 // publishes it in `published_` (p + 1). A reader copies slots below
 // `published_` and afterwards reads `claimed_`: a slot of position q whose
 // copy may have met the write of q + capacity (claimed_ > q + capacity) is
-// discarded and counted lost. Slots are arrays of relaxed atomic words, so
-// a torn copy is detected, never undefined behaviour.
+// discarded and counted lost. Slots are arrays of atomic words (release
+// stores, acquire loads), so a torn copy is detected, never undefined
+// behaviour.
 class BroadcastBuffer {
  public:
   // REQUIRES: `capacity` is a power of two, at least 2.
@@ -36,7 +37,8 @@ class BroadcastBuffer {
   void Append(const LiveRecord& record);
 
   // Records published so far: positions [0, published()) were written.
-  uint64_t published() const { return published_.load(std::memory_order_acquire); }
+  // Seq_cst: see Append.
+  uint64_t published() const { return published_.load(std::memory_order_seq_cst); }
   size_t capacity() const { return mask_ + 1; }
 
   // What Read copied: out[0, count) are the records of positions

@@ -5,7 +5,9 @@
 namespace optrace::daemon {
 
 MemoryTrimmer::MemoryTrimmer(std::chrono::milliseconds interval)
-    : interval_(interval), thread_([this] { Run(); }) {}
+    : interval_(interval), thread_([this] { Run(); }) {
+  ::mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+}
 
 MemoryTrimmer::~MemoryTrimmer() {
   {

@@ -1,7 +1,10 @@
 // Gives memory the daemon freed back to the kernel. glibc keeps what a
 // burst freed in its arenas (a load of millions of events, a flood of
 // requests) long after the burst; a thread of its own trims the arenas
-// every few seconds, so that RSS follows what the daemon holds now.
+// every few seconds, so that RSS follows what the daemon holds now. It
+// also fixes glibc's mmap threshold at kMmapThreshold: left dynamic, glibc
+// raises it after each free of a big block, and the store batches (MiBs
+// each) then come from the heaps and fragment them.
 #ifndef OPTRACE_DAEMON_SERVICE_MEMORY_TRIMMER_H_
 #define OPTRACE_DAEMON_SERVICE_MEMORY_TRIMMER_H_
 
@@ -18,6 +21,7 @@ namespace optrace::daemon {
 class MemoryTrimmer {
  public:
   explicit MemoryTrimmer(std::chrono::milliseconds interval);
+  static constexpr int kMmapThreshold = 256 << 10;
   ~MemoryTrimmer();  // stops and joins the thread
   MemoryTrimmer(const MemoryTrimmer&) = delete;
   MemoryTrimmer& operator=(const MemoryTrimmer&) = delete;

@@ -231,7 +231,7 @@ TEST(LiveFanoutTest, ThousandStreamsOfOneUid_OtherUidUnaryAlwaysAnswered) {
                       std::to_string(session->id)});
   ASSERT_TRUE(tails.WaitForLine("opened", 30s).has_value()) << tails.stderr_text();
   ASSERT_TRUE(exports.WaitForLine("opened", 30s).has_value()) << exports.stderr_text();
-  ASSERT_TRUE(WaitForTails(*stub, 900, 30s))
+  ASSERT_TRUE(WaitForTails(*stub, 900, 60s))
       << "the server is not exhausted by 900 tails; now "
       << (DaemonStatus(*stub) ? DaemonStatus(*stub)->DebugString() : "no status");
   Subprocess other({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
