@@ -272,13 +272,24 @@ grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
   return grpc::Status::OK;
 }
 
-grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
-                                      grpc::ServerWriter<v1::QueryOpsResponse>* writer) {
+grpc::ServerWriteReactor<v1::QueryOpsResponse>* OpTraceService::QueryOps(
+    grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
   StreamQuota::Lease lease;
   if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "QueryOps", &lease); !st.ok()) {
-    return st;
+    return RefuseStream<v1::QueryOpsResponse>(st);
   }
+  return BlockingStream<v1::QueryOpsResponse>::Start(
+      [this, caller, request = *request](BlockingStream<v1::QueryOpsResponse>* writer) {
+        return QueryOpsBody(caller, request, writer);
+      },
+      std::move(lease));
+}
+
+grpc::Status OpTraceService::QueryOpsBody(const Caller& caller,
+                                          const v1::QueryOpsRequest& request_value,
+                                          BlockingStream<v1::QueryOpsResponse>* writer) {
+  const v1::QueryOpsRequest* request = &request_value;
   if (request->fleet()) {
     if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
   } else {
@@ -298,7 +309,7 @@ grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryO
       *chunk.add_spans() = spans[i];
     }
     if (i == spans.size()) chunk.set_next_cursor(page.value().next_cursor);
-    if (!writer->Write(chunk)) return grpc::Status::OK;
+    if (!writer->Write(std::move(chunk))) return grpc::Status::OK;
   } while (i < spans.size());
   return grpc::Status::OK;
 }
@@ -335,13 +346,23 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
   return ToGrpc(daemon::CompareSessions(*reader.value(), *request, response));
 }
 
-grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
-                                    grpc::ServerWriter<v1::ExportChunk>* writer) {
+grpc::ServerWriteReactor<v1::ExportChunk>* OpTraceService::Export(
+    grpc::CallbackServerContext* ctx, const v1::ExportRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
   StreamQuota::Lease lease;
   if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "Export", &lease); !st.ok()) {
-    return st;
+    return RefuseStream<v1::ExportChunk>(st);
   }
+  return BlockingStream<v1::ExportChunk>::Start(
+      [this, caller, request = *request](BlockingStream<v1::ExportChunk>* writer) {
+        return ExportBody(caller, request, writer);
+      },
+      std::move(lease));
+}
+
+grpc::Status OpTraceService::ExportBody(const Caller& caller, const v1::ExportRequest& request_value,
+                                        BlockingStream<v1::ExportChunk>* writer) {
+  const v1::ExportRequest* request = &request_value;
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
   auto reader = ThreadReader(ctx_.db_path);
@@ -356,7 +377,7 @@ grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRe
         if (first) chunk.set_span_count(total);
         first = false;
         chunk.set_spans_done(done);
-        return !ctx->IsCancelled() && writer->Write(chunk);
+        return !writer->cancelled() && writer->Write(std::move(chunk));
       });
   return ToGrpc(st);
 }

@@ -19,7 +19,7 @@ struct StreamLimits {
   // Streams that hold one of gRPC's handler threads while they last
   // (QueryOps, Export): at most this many at once, all uids together, so
   // that they never take every thread from unary calls.
-  uint32_t max_threaded_streams = 32;
+  uint32_t max_threaded_streams = 16;
 };
 
 // Thread-safe.

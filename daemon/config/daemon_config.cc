@@ -350,10 +350,11 @@ Status ValidateConfig(const DaemonConfig& c) {
     return Status::InvalidArgument("max_streams_per_uid " + std::to_string(c.max_streams_per_uid) +
                                    " must be between 1 and 1000000");
   }
-  if (c.max_threaded_streams < 1 || c.max_threaded_streams > 48) {
+  if (c.max_threaded_streams < 1 || c.max_threaded_streams > 24) {
     return Status::InvalidArgument("max_threaded_streams " +
                                    std::to_string(c.max_threaded_streams) +
-                                   " must be between 1 and 48 (of the 64 handler threads)");
+                                   " must be between 1 and 24 (gRPC's handler threads also serve "
+                                   "the connections)");
   }
   if (c.max_bytes_in_flight_per_uid < (uint64_t{64} << 10)) {
     return Status::InvalidArgument("max_bytes_in_flight_per_uid " +

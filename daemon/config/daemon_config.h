@@ -59,8 +59,8 @@ struct DaemonConfig {
   uint64_t max_streams_per_uid = 1024;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
   // QueryOps and Export streams served at once, all uids together: each
-  // holds a handler thread, and unary calls keep the rest of the 64.
-  uint64_t max_threaded_streams = 32;
+  // holds a handler thread, and unary calls keep the others.
+  uint64_t max_threaded_streams = 16;
 };
 
 // Limits of forward_clickhouse_batch_spans: one INSERT of at most this many

@@ -211,7 +211,7 @@ max_threaded_streams = 4
   EXPECT_TRUE(ValidateConfig(c).ok());
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, uint64_t>>{{"max_streams_per_uid", 0},
-                                                     {"max_threaded_streams", 60},
+                                                     {"max_threaded_streams", 25},
                                                      {"max_bytes_in_flight_per_uid", 1000}}) {
     DaemonConfig bad = c;
     if (key == "max_streams_per_uid") bad.max_streams_per_uid = value;
