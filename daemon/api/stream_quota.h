@@ -16,9 +16,8 @@ namespace optrace::daemon {
 struct StreamLimits {
   uint32_t max_streams_per_uid = 1024;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
-  // Streams that hold one of gRPC's handler threads while they last
-  // (QueryOps, Export): at most this many at once, all uids together, so
-  // that they never take every thread from unary calls.
+  // Streams that run on a thread of their own while they last (QueryOps,
+  // Export: BlockingStream): at most this many at once, all uids together.
   uint32_t max_threaded_streams = 16;
 };
 
@@ -58,8 +57,8 @@ class StreamQuota {
   // answers RESOURCE_EXHAUSTED naming the cap the uid has reached.
   // REQUIRES: `*lease` holds nothing (default-constructed).
   grpc::Status Open(uint32_t uid, std::string_view what, Lease* lease);
-  // The same for a stream that holds a handler thread while it lasts; it
-  // also counts against max_threaded_streams.
+  // The same for a stream that runs on a thread of its own while it
+  // lasts; it also counts against max_threaded_streams.
   grpc::Status OpenThreaded(uint32_t uid, std::string_view what, Lease* lease);
 
   // What all uids hold now (GetStatus counters streams_open and

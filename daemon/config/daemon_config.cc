@@ -353,8 +353,7 @@ Status ValidateConfig(const DaemonConfig& c) {
   if (c.max_threaded_streams < 1 || c.max_threaded_streams > 24) {
     return Status::InvalidArgument("max_threaded_streams " +
                                    std::to_string(c.max_threaded_streams) +
-                                   " must be between 1 and 24 (gRPC's handler threads also serve "
-                                   "the connections)");
+                                   " must be between 1 and 24");
   }
   if (c.max_bytes_in_flight_per_uid < (uint64_t{64} << 10)) {
     return Status::InvalidArgument("max_bytes_in_flight_per_uid " +

@@ -59,7 +59,7 @@ struct DaemonConfig {
   uint64_t max_streams_per_uid = 1024;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
   // QueryOps and Export streams served at once, all uids together: each
-  // holds a handler thread, and unary calls keep the others.
+  // runs its scan on a thread of its own while it streams.
   uint64_t max_threaded_streams = 16;
 };
 
