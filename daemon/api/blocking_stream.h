@@ -79,9 +79,9 @@ class BlockingStream final : public grpc::ServerWriteReactor<Response> {
   StreamQuota::Lease lease_;
   mutable std::mutex mu_;
   std::condition_variable written_;
-  Response pending_;       // in flight while writing_; gRPC reads it
-  bool writing_ = false;   // GUARDED_BY(mu_)
-  bool write_ok_ = true;   // GUARDED_BY(mu_)
+  Response pending_;        // in flight while writing_; gRPC reads it
+  bool writing_ = false;    // GUARDED_BY(mu_)
+  bool write_ok_ = true;    // GUARDED_BY(mu_)
   bool cancelled_ = false;  // GUARDED_BY(mu_)
 };
 

@@ -360,7 +360,8 @@ grpc::ServerWriteReactor<v1::ExportChunk>* OpTraceService::Export(
       std::move(lease));
 }
 
-grpc::Status OpTraceService::ExportBody(const Caller& caller, const v1::ExportRequest& request_value,
+grpc::Status OpTraceService::ExportBody(const Caller& caller,
+                                        const v1::ExportRequest& request_value,
                                         BlockingStream<v1::ExportChunk>* writer) {
   const v1::ExportRequest* request = &request_value;
   SessionRecord record;

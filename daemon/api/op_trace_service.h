@@ -69,7 +69,7 @@ class OpTraceService final
   grpc::Status CompareSessions(grpc::ServerContext* ctx, const v1::CompareSessionsRequest* request,
                                v1::CompareSessionsResponse* response) override;
   grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* ctx,
-                                                     const v1::ExportRequest* request) override;
+                                                    const v1::ExportRequest* request) override;
   grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest* request,
                          v1::GetStatusResponse* response) override;
 
