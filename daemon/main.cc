@@ -22,6 +22,7 @@
 #include "forward/clickhouse_forwarder.h"
 #include "levels/level_policy.h"
 #include "log/log.h"
+#include "service/memory_trimmer.h"
 #include "service/systemd_notifier.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -214,10 +215,15 @@ int Run(const Flags& flags) {
     LogError("{}", st.message());
     return kExitFailure;
   }
+  // RSS follows what the daemon holds, not its last burst (RELIABILITY.md).
+  const MemoryTrimmer trimmer(std::chrono::seconds(2));
   PeerRegistry peers;
   CallerIdentifier callers(&peers, config.admin_group);
-  OpTraceService service(ServiceContext{&loop, &tails, store.value().get(), &callers, config.db,
-                                        config.ns, OPTRACE_VERSION, config.level_rules,
+  StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
+                                   config.max_bytes_in_flight_per_uid,
+                                   static_cast<uint32_t>(config.max_threaded_streams)});
+  OpTraceService service(ServiceContext{&loop, &tails, &streams, store.value().get(), &callers,
+                                        config.db, config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
                                         forwarder.get()});
   ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,

@@ -41,7 +41,7 @@ bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
   return false;
 }
 
-Caller CallerIdentifier::Identify(const grpc::ServerContext& context) const {
+Caller CallerIdentifier::Identify(const grpc::ServerContextBase& context) const {
   const std::string peer = context.peer();
   if (peer.rfind("fd:", 0) != 0) return Caller{::getuid(), true, admin_right_};  // TCP
   const auto cred = peers_->Lookup(peer);

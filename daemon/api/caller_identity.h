@@ -12,7 +12,7 @@
 #include "api/peer_registry.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }
 
 namespace optrace::daemon {
@@ -30,7 +30,7 @@ class CallerIdentifier {
   // callers (no credentials) are admins: serving TCP is an explicit opt-in
   // of the operator (docs/api.md says so). Unknown Unix peers get no
   // rights (uid -1).
-  Caller Identify(const grpc::ServerContext& context) const;
+  Caller Identify(const grpc::ServerContextBase& context) const;
 
   // Admin when root, the daemon's own uid, or in the admin group (as its
   // primary gid `credentials.gid` or, by the group database, as a

@@ -7,8 +7,10 @@
 #include <unordered_set>
 
 #include "api/proto_convert.h"
+#include "api/refused_stream.h"
 #include "api/session_export.h"
 #include "api/span_queries.h"
+#include "api/tail_reactor.h"
 #include "common/clock_now.h"
 #include "log/log.h"
 
@@ -90,51 +92,24 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
   return grpc::Status::OK;
 }
 
-grpc::Status OpTraceService::Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
-                                  grpc::ServerWriter<v1::TailResponse>* writer) {
+grpc::ServerWriteReactor<v1::TailResponse>* OpTraceService::Tail(grpc::CallbackServerContext* ctx,
+                                                                 const v1::TailRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
   if (request->session_id() != 0 && !caller.admin) {
     // Another user's session is refused, not silently tailed to nothing; a
     // session not stored yet is left to the tail's own scope.
     SessionRecord record;
     grpc::Status st = LoadSession(request->session_id(), caller, &record);
-    if (st.error_code() == StatusCode::PERMISSION_DENIED) return st;
+    if (st.error_code() == StatusCode::PERMISSION_DENIED) return RefuseStream<v1::TailResponse>(st);
+  }
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->Open(caller.uid, "Tail", &lease); !st.ok()) {
+    return RefuseStream<v1::TailResponse>(st);
   }
   auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
-  if (!subscribed.ok()) return ToGrpc(subscribed.status());
-  const std::shared_ptr<TailSubscription> sub = subscribed.value();
-  // However the stream ends (client gone, cancelled, daemon stopping), the
-  // subscription goes, and with it the level it raised.
-  struct Unsubscribe {
-    TailHub* hub;
-    std::shared_ptr<TailSubscription> sub;
-    ~Unsubscribe() { hub->Unsubscribe(sub); }
-  } unsubscribe{ctx_.tails, sub};
-  constexpr int kMaxBatchItems = 1024;
-  std::vector<v1::TailResponse> items;
-  while (!ctx->IsCancelled()) {
-    uint64_t skipped = 0;
-    sub->Pop(&items, &skipped, std::chrono::milliseconds(100));
-    if (skipped > 0) {
-      v1::TailResponse lag;
-      lag.mutable_lag()->set_skipped(skipped);
-      lag.mutable_lag()->set_message("lagged, " + std::to_string(skipped) + " events skipped");
-      items.insert(items.begin(), std::move(lag));
-    }
-    if (!request->batch()) {
-      for (const v1::TailResponse& item : items) {
-        if (!writer->Write(item)) return grpc::Status::OK;
-      }
-      continue;
-    }
-    for (size_t i = 0; i < items.size(); i += kMaxBatchItems) {
-      v1::TailResponse batch;
-      const size_t end = std::min(items.size(), i + kMaxBatchItems);
-      for (size_t k = i; k < end; ++k) *batch.mutable_batch()->add_items() = std::move(items[k]);
-      if (!writer->Write(batch)) return grpc::Status::OK;
-    }
-  }
-  return grpc::Status::OK;
+  if (!subscribed.ok()) return RefuseStream<v1::TailResponse>(ToGrpc(subscribed.status()));
+  return new TailReactor(ctx_.tails, std::move(subscribed).value(), request->batch(),
+                         std::move(lease));
 }
 
 grpc::Status OpTraceService::GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest*,
@@ -305,9 +280,24 @@ grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
   return grpc::Status::OK;
 }
 
-grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
-                                      grpc::ServerWriter<v1::QueryOpsResponse>* writer) {
+grpc::ServerWriteReactor<v1::QueryOpsResponse>* OpTraceService::QueryOps(
+    grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "QueryOps", &lease); !st.ok()) {
+    return RefuseStream<v1::QueryOpsResponse>(st);
+  }
+  return BlockingStream<v1::QueryOpsResponse>::Start(
+      [this, caller, request = *request](BlockingStream<v1::QueryOpsResponse>* writer) {
+        return QueryOpsBody(caller, request, writer);
+      },
+      std::move(lease));
+}
+
+grpc::Status OpTraceService::QueryOpsBody(const Caller& caller,
+                                          const v1::QueryOpsRequest& request_value,
+                                          BlockingStream<v1::QueryOpsResponse>* writer) {
+  const v1::QueryOpsRequest* request = &request_value;
   if (request->fleet()) {
     if (grpc::Status st = CheckFleetAllowed(caller); !st.ok()) return st;
   } else {
@@ -327,7 +317,7 @@ grpc::Status OpTraceService::QueryOps(grpc::ServerContext* ctx, const v1::QueryO
       *chunk.add_spans() = spans[i];
     }
     if (i == spans.size()) chunk.set_next_cursor(page.value().next_cursor);
-    if (!writer->Write(chunk)) return grpc::Status::OK;
+    if (!writer->Write(std::move(chunk))) return grpc::Status::OK;
   } while (i < spans.size());
   return grpc::Status::OK;
 }
@@ -364,9 +354,24 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
   return ToGrpc(daemon::CompareSessions(*reader.value(), *request, response));
 }
 
-grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
-                                    grpc::ServerWriter<v1::ExportChunk>* writer) {
+grpc::ServerWriteReactor<v1::ExportChunk>* OpTraceService::Export(
+    grpc::CallbackServerContext* ctx, const v1::ExportRequest* request) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  StreamQuota::Lease lease;
+  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "Export", &lease); !st.ok()) {
+    return RefuseStream<v1::ExportChunk>(st);
+  }
+  return BlockingStream<v1::ExportChunk>::Start(
+      [this, caller, request = *request](BlockingStream<v1::ExportChunk>* writer) {
+        return ExportBody(caller, request, writer);
+      },
+      std::move(lease));
+}
+
+grpc::Status OpTraceService::ExportBody(const Caller& caller,
+                                        const v1::ExportRequest& request_value,
+                                        BlockingStream<v1::ExportChunk>* writer) {
+  const v1::ExportRequest* request = &request_value;
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
   auto reader = ThreadReader(ctx_.db_path);
@@ -381,7 +386,7 @@ grpc::Status OpTraceService::Export(grpc::ServerContext* ctx, const v1::ExportRe
         if (first) chunk.set_span_count(total);
         first = false;
         chunk.set_spans_done(done);
-        return !ctx->IsCancelled() && writer->Write(chunk);
+        return !writer->cancelled() && writer->Write(std::move(chunk));
       });
   return ToGrpc(st);
 }
@@ -452,6 +457,10 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
   m["level_tampered"] = c.level_tampered.load();
   m["drain_passes"] = c.drain_passes.load();
   m["producer_wakeups"] = c.producer_wakeups.load();
+  m["tail_records_published"] = ctx_.tails->published();
+  m["tail_items_skipped"] = ctx_.tails->skipped();
+  m["streams_open"] = ctx_.streams->streams();
+  m["stream_bytes_in_flight"] = ctx_.streams->bytes_in_flight();
   m["batches_committed"] = store.batches_committed;
   m["spans_committed"] = store.spans_committed;
   m["batches_refused"] = store.batches_refused;

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "api/blocking_stream.h"
 #include "api/caller_identity.h"
 #include "api/fleet_queries.h"
+#include "api/stream_quota.h"
 #include "api/tail_hub.h"
 #include "config/daemon_config.h"
 #include "drain/drain_loop.h"
@@ -23,6 +25,7 @@ namespace optrace::daemon {
 struct ServiceContext {
   DrainLoop* drain = nullptr;
   TailHub* tails = nullptr;
+  StreamQuota* streams = nullptr;  // per-uid caps of the streaming calls
   SpanStore* store = nullptr;
   const CallerIdentifier* callers = nullptr;
   std::string db_path;
@@ -38,13 +41,19 @@ struct ServiceContext {
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to
-// run in parallel with the others.
-class OpTraceService final : public v1::OpTrace::Service {
+// run in parallel with the others. The streaming calls are served by the
+// callback API, so that no stream holds one of gRPC's handler threads:
+// Tail as a reactor per stream, QueryOps and Export on a thread of their
+// own once admitted (BlockingStream, at most max_threaded_streams). The
+// unary calls run on gRPC's thread pool.
+class OpTraceService final
+    : public v1::OpTrace::WithCallbackMethod_Export<v1::OpTrace::WithCallbackMethod_QueryOps<
+          v1::OpTrace::WithCallbackMethod_Tail<v1::OpTrace::Service>>> {
  public:
   explicit OpTraceService(ServiceContext context);
 
-  grpc::Status Tail(grpc::ServerContext* ctx, const v1::TailRequest* request,
-                    grpc::ServerWriter<v1::TailResponse>* writer) override;
+  grpc::ServerWriteReactor<v1::TailResponse>* Tail(grpc::CallbackServerContext* ctx,
+                                                   const v1::TailRequest* request) override;
   grpc::Status GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest* request,
                         v1::GetLevelResponse* response) override;
   grpc::Status SetLevel(grpc::ServerContext* ctx, const v1::SetLevelRequest* request,
@@ -53,14 +62,14 @@ class OpTraceService final : public v1::OpTrace::Service {
                             v1::ListSessionsResponse* response) override;
   grpc::Status GetSession(grpc::ServerContext* ctx, const v1::GetSessionRequest* request,
                           v1::GetSessionResponse* response) override;
-  grpc::Status QueryOps(grpc::ServerContext* ctx, const v1::QueryOpsRequest* request,
-                        grpc::ServerWriter<v1::QueryOpsResponse>* writer) override;
+  grpc::ServerWriteReactor<v1::QueryOpsResponse>* QueryOps(
+      grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) override;
   grpc::Status GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
                         v1::GetStatsResponse* response) override;
   grpc::Status CompareSessions(grpc::ServerContext* ctx, const v1::CompareSessionsRequest* request,
                                v1::CompareSessionsResponse* response) override;
-  grpc::Status Export(grpc::ServerContext* ctx, const v1::ExportRequest* request,
-                      grpc::ServerWriter<v1::ExportChunk>* writer) override;
+  grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* ctx,
+                                                    const v1::ExportRequest* request) override;
   grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest* request,
                          v1::GetStatusResponse* response) override;
 
@@ -76,6 +85,11 @@ class OpTraceService final : public v1::OpTrace::Service {
   // PERMISSION_DENIED for callers who are not admins, then
   // FAILED_PRECONDITION without ClickHouse.
   grpc::Status CheckFleetAllowed(const Caller& caller) const;
+  // The bodies of QueryOps and Export, on the stream's own thread.
+  grpc::Status QueryOpsBody(const Caller& caller, const v1::QueryOpsRequest& request,
+                            BlockingStream<v1::QueryOpsResponse>* writer);
+  grpc::Status ExportBody(const Caller& caller, const v1::ExportRequest& request,
+                          BlockingStream<v1::ExportChunk>* writer);
 
   const ServiceContext ctx_;
 };

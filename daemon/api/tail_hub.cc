@@ -1,8 +1,7 @@
 #include "api/tail_hub.h"
 
-#include <re2/re2.h>
-
 #include <algorithm>
+#include <chrono>
 
 #include "api/proto_convert.h"
 #include "api/span_filter.h"
@@ -10,81 +9,27 @@
 namespace optrace::daemon {
 namespace {
 
-constexpr auto kMark = static_cast<uint8_t>(abi::EventKind::kMark);
-
-v1::LiveEvent::Kind KindToProto(uint8_t kind) {
-  switch (kind) {
-    case 1:
-      return v1::LiveEvent::KIND_LAUNCH;
-    case 2:
-      return v1::LiveEvent::KIND_COMPLETE;
-    case 3:
-      return v1::LiveEvent::KIND_MARK;
-    case 4:
-      return v1::LiveEvent::KIND_COUNTER;
-    default:
-      return v1::LiveEvent::KIND_UNSPECIFIED;
-  }
-}
-
-void FillEventHeader(const SessionRecord& session, v1::LiveEvent* e) {
-  e->set_session_id(session.id);
-  e->set_pid(session.pid);
-  e->set_label(session.label);
-}
+// How long the notifier naps after a round that resumed streams, so that
+// streams parking one after the other are resumed together and the drain
+// wakes it at most a few thousand times a second.
+constexpr auto kCoalesce = std::chrono::microseconds(200);
 
 }  // namespace
 
-TailSubscription::TailSubscription(Filter filter, size_t capacity)
-    : filter_(std::move(filter)), capacity_(capacity) {}
-
-TailSubscription::~TailSubscription() = default;
-
-bool TailSubscription::CoversProducer(const SessionRecord& s) const {
-  if (filter_.uid && *filter_.uid != s.uid) return false;
-  if (filter_.session != 0 && filter_.session != s.id) return false;
-  if (filter_.pid != 0 && filter_.pid != s.pid) return false;
-  if (!filter_.label.empty() && filter_.label != s.label) return false;
-  return true;
+TailHub::TailHub(std::function<void()> on_change, size_t capacity)
+    : on_change_(std::move(on_change)), records_(capacity) {
+  labels_.Append("");  // label id 0: no label
+  notifier_ = std::thread([this] { NotifierLoop(); });
 }
 
-bool TailSubscription::NameMatches(StringId name, StringId tag, const StringDictionary& strings) {
-  if (filter_.pattern == nullptr) return true;
-  for (StringId id : {name, tag}) {
-    auto [it, inserted] = match_cache_.try_emplace(id, false);
-    if (inserted) it->second = re2::RE2::PartialMatch(strings.Text(id), *filter_.pattern);
-    if (it->second) return true;
-  }
-  return false;
-}
-
-void TailSubscription::Push(v1::TailResponse item) {
-  bool wake = false;
+TailHub::~TailHub() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (queue_.size() >= capacity_) {
-      wake = skipped_++ == 0;  // a slow client never slows the drain
-    } else {
-      // The stream's thread takes the whole queue when it wakes: only the
-      // first item after it emptied needs to wake it.
-      wake = queue_.empty() && skipped_ == 0;
-      queue_.push_back(std::move(item));
-    }
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    stop_ = true;
   }
-  if (wake) ready_.notify_one();
+  wake_cv_.notify_all();
+  notifier_.join();
 }
-
-void TailSubscription::Pop(std::vector<v1::TailResponse>* out, uint64_t* skipped,
-                           std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  ready_.wait_for(lock, timeout, [&] { return !queue_.empty() || skipped_ > 0; });
-  out->assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-  queue_.clear();
-  *skipped = std::exchange(skipped_, 0);
-}
-
-TailHub::TailHub(std::function<void()> on_change, size_t queue_capacity)
-    : on_change_(std::move(on_change)), queue_capacity_(queue_capacity) {}
 
 Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailRequest& request,
                                                              std::optional<uint32_t> uid) {
@@ -117,12 +62,14 @@ Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailReque
   f.events = request.events() || !request.spans();
   f.spans = request.spans();
   f.uid = uid;
-  auto subscription = std::make_shared<TailSubscription>(std::move(f), queue_capacity_);
+  std::shared_ptr<TailSubscription> subscription;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // It reads what is published from now on.
+    subscription = std::make_shared<TailSubscription>(
+        std::move(f), LiveSource{&records_, &strings_, &labels_}, records_.published());
     subscriptions_.push_back(subscription);
-    active_.store(true, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    RefreshWanted();
   }
   on_change_();
   return subscription;
@@ -132,10 +79,20 @@ void TailHub::Unsubscribe(const std::shared_ptr<TailSubscription>& subscription)
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::erase(subscriptions_, subscription);
-    active_.store(!subscriptions_.empty(), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    RefreshWanted();
   }
   on_change_();
+}
+
+void TailHub::RefreshWanted() {
+  bool events = false, spans = false;
+  for (const auto& s : subscriptions_) {
+    events = events || s->filter().events;
+    spans = spans || s->filter().spans;
+  }
+  events_wanted_.store(events, std::memory_order_relaxed);
+  spans_wanted_.store(spans, std::memory_order_relaxed);
+  active_.store(!subscriptions_.empty(), std::memory_order_relaxed);
 }
 
 size_t TailHub::size() const {
@@ -163,107 +120,167 @@ abi::LevelValue TailHub::LevelForNewProducers() const {
   return level;
 }
 
-const std::vector<std::shared_ptr<TailSubscription>>& TailHub::Current() {
-  const uint64_t generation = generation_.load(std::memory_order_acquire);
-  if (generation != current_generation_) {
-    std::lock_guard<std::mutex> lock(mu_);
-    current_ = subscriptions_;
-    current_generation_ = generation;
+bool TailHub::Park(TailWaiter* waiter, uint64_t position, bool retry,
+                   const std::atomic<bool>& cancelled) {
+  bool was_idle = false;
+  {
+    std::lock_guard<std::mutex> lock(park_mu_);
+    if (cancelled.load(std::memory_order_acquire)) return false;
+    parked_.push_back(Parked{waiter, position, retry});
+    was_idle = idle_.exchange(false, std::memory_order_relaxed);
   }
-  return current_;
+  if (was_idle) {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    wake_cv_.notify_one();
+  }
+  return true;
 }
 
-template <typename Wants, typename Build>
-void TailHub::Deliver(Wants&& wants, Build&& build) {
-  wanting_.clear();
-  for (const auto& sub : Current()) {
-    if (wants(*sub)) wanting_.push_back(sub.get());
+bool TailHub::Unpark(TailWaiter* waiter) {
+  std::lock_guard<std::mutex> lock(park_mu_);
+  const auto it = std::find_if(parked_.begin(), parked_.end(),
+                               [&](const Parked& p) { return p.waiter == waiter; });
+  if (it == parked_.end()) return false;
+  parked_.erase(it);
+  return true;
+}
+
+void TailHub::NotifierLoop() {
+  std::vector<TailWaiter*> ready;
+  while (true) {
+    const uint64_t seen = records_.published();
+    bool retry = false;
+    ready.clear();
+    {
+      std::lock_guard<std::mutex> lock(park_mu_);
+      std::erase_if(parked_, [&](const Parked& p) {
+        if (!p.retry && p.position >= seen) return false;
+        ready.push_back(p.waiter);
+        return true;
+      });
+      for (const Parked& p : parked_) retry = retry || p.retry;
+      idle_.store(parked_.empty(), std::memory_order_relaxed);
+    }
+    // Outside the park lock: a resumed stream may park again at once.
+    for (TailWaiter* w : ready) w->Resume();
+    std::unique_lock<std::mutex> lock(wake_mu_);
+    if (stop_) return;
+    if (!ready.empty()) {
+      lock.unlock();
+      std::this_thread::sleep_for(kCoalesce);
+      continue;
+    }
+    if (idle_.load(std::memory_order_relaxed)) {
+      wake_cv_.wait(lock, [&] { return stop_ || !idle_.load(std::memory_order_relaxed); });
+      continue;
+    }
+    // Streams wait for records past `seen`: sleep until the drain appends.
+    // Seq_cst store, then the seq_cst load in published(); the drain does
+    // the mirror image (Publish): either it sees sleeping_ and wakes us, or
+    // we see its record here and do not sleep.
+    sleeping_.store(true, std::memory_order_seq_cst);
+    if (records_.published() == seen) {
+      wake_cv_.wait_for(lock, retry ? std::chrono::milliseconds(10) : std::chrono::seconds(1),
+                        [&] { return stop_ || !sleeping_.load(std::memory_order_relaxed); });
+    }
+    sleeping_.store(false, std::memory_order_relaxed);
   }
-  if (wanting_.empty()) return;
-  v1::TailResponse item;
-  build(&item);
-  for (size_t i = 0; i + 1 < wanting_.size(); ++i) wanting_[i]->Push(item);
-  wanting_.back()->Push(std::move(item));
+}
+
+LiveRecord TailHub::RecordFor(const SessionRecord& session, LiveRecordType type) {
+  if (session.id != last_session_) {
+    // Once per change of session, not per record: sessions come in runs.
+    auto [it, inserted] = label_ids_.try_emplace(session.label, 0);
+    if (inserted) it->second = labels_.Append(session.label);
+    last_session_ = session.id;
+    last_label_ = it->second;
+  }
+  LiveRecord r;
+  r.type = type;
+  r.session = session.id;
+  r.pid = session.pid;
+  r.uid = session.uid;
+  r.label = last_label_;
+  return r;
+}
+
+void TailHub::PublishStrings(StringId max_id, const StringDictionary& strings) {
+  // Ids are dense (the dictionary hands them out in order): each is copied
+  // once, the first time a record needs it.
+  while (strings_.size() <= max_id) strings_.Append(strings.Text(strings_.size()));
+}
+
+void TailHub::Publish(const LiveRecord& record) {
+  // Append's seq_cst store, then this seq_cst load: pairs with
+  // NotifierLoop (see there).
+  records_.Append(record);
+  if (sleeping_.load(std::memory_order_seq_cst)) [[unlikely]] {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    sleeping_.store(false, std::memory_order_relaxed);
+    wake_cv_.notify_one();
+  }
 }
 
 void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half,
                      std::optional<uint64_t> duration_ns, const StringDictionary& strings) {
-  Deliver(
-      [&](TailSubscription& sub) {
-        const auto& f = sub.filter();
-        if (!f.events || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session))
-          return false;
-        if (f.target != 0 && f.target != half.target) return false;
-        if (f.device && *f.device != half.device) return false;
-        // With a minimum duration only COMPLETEs known to be long enough
-        // are shown.
-        if (f.min_duration_ns != 0 && (!duration_ns || *duration_ns < f.min_duration_ns)) {
-          return false;
-        }
-        return sub.NameMatches(half.name, half.tag, strings);
-      },
-      [&](v1::TailResponse* item) {
-        v1::LiveEvent* e = item->mutable_event();
-        FillEventHeader(session, e);
-        e->set_kind(KindToProto(half.kind));
-        e->set_op_id(half.op_id);
-        e->set_parent_op_id(half.parent_op_id);
-        e->set_name(strings.Text(half.name));
-        e->set_tag(strings.Text(half.tag));
-        e->set_source_location(strings.Text(half.srcloc));
-        e->mutable_device()->set_target(TargetToProto(half.target));
-        e->mutable_device()->set_ordinal(half.device);
-        e->mutable_device()->set_stream(half.stream);
-        e->set_unix_ns(half.ts_ns);
-        e->set_thread(half.tid);
-        if (half.has_device_ns) e->set_device_duration_ns(half.device_ns);
-        e->set_level(v1::LEVEL_TRACE);
-        if (duration_ns) e->set_duration_ns(*duration_ns);
-      });
+  if (!events_wanted_.load(std::memory_order_relaxed)) return;
+  LiveRecord r = RecordFor(session, LiveRecordType::kHalf);
+  r.kind = half.kind;
+  r.op_id = half.op_id;
+  r.parent_op_id = half.parent_op_id;
+  r.ts_ns = half.ts_ns;
+  r.duration_ns = duration_ns.value_or(0);
+  r.device_ns = half.device_ns;
+  r.known = static_cast<uint8_t>((duration_ns ? kLiveDurationKnown : 0) |
+                                 (half.has_device_ns ? kLiveDeviceDurationKnown : 0));
+  r.name = half.name;
+  r.tag = half.tag;
+  r.srcloc = half.srcloc;
+  r.tid = half.tid;
+  r.stream = half.stream;
+  r.device = half.device;
+  r.target = half.target;
+  PublishStrings(std::max({half.name, half.tag, half.srcloc}), strings);
+  Publish(r);
 }
 
 void TailHub::OnInstant(const SessionRecord& session, const Instant& instant,
                         const StringDictionary& strings) {
-  Deliver(
-      [&](TailSubscription& sub) {
-        const auto& f = sub.filter();
-        if (!f.events || static_cast<uint8_t>(f.level) < instant.level ||
-            !sub.CoversProducer(session) || f.min_duration_ns != 0 || f.target != 0 || f.device) {
-          return false;
-        }
-        return sub.NameMatches(instant.name, instant.tag, strings);
-      },
-      [&](v1::TailResponse* item) {
-        v1::LiveEvent* e = item->mutable_event();
-        FillEventHeader(session, e);
-        e->set_kind(KindToProto(instant.kind));
-        e->set_parent_op_id(instant.parent_op_id);
-        e->set_name(strings.Text(instant.name));
-        e->set_tag(strings.Text(instant.tag));
-        e->set_unix_ns(instant.ts_ns);
-        e->set_thread(instant.tid);
-        if (instant.kind != kMark) e->set_value(instant.value);
-        e->set_level(LevelToProto(static_cast<abi::LevelValue>(instant.level)));
-      });
+  if (!events_wanted_.load(std::memory_order_relaxed)) return;
+  LiveRecord r = RecordFor(session, LiveRecordType::kInstant);
+  r.kind = instant.kind;
+  r.level = instant.level;
+  r.parent_op_id = instant.parent_op_id;
+  r.ts_ns = instant.ts_ns;
+  r.value = instant.value;
+  r.name = instant.name;
+  r.tag = instant.tag;
+  r.tid = instant.tid;
+  PublishStrings(std::max(instant.name, instant.tag), strings);
+  Publish(r);
 }
 
 void TailHub::OnSpan(const SessionRecord& session, const Span& span,
                      const StringDictionary& strings) {
-  Deliver(
-      [&](TailSubscription& sub) {
-        const auto& f = sub.filter();
-        if (!f.spans || f.level < abi::LevelValue::kTrace || !sub.CoversProducer(session))
-          return false;
-        if (f.target != 0 && f.target != span.target) return false;
-        if (f.device && *f.device != span.device) return false;
-        if (span.duration_ns < f.min_duration_ns) return false;
-        return sub.NameMatches(span.name, span.tag, strings);
-      },
-      [&](v1::TailResponse* item) {
-        ToProto(
-            span, session.id, [&](StringId id) -> const std::string& { return strings.Text(id); },
-            item->mutable_span());
-      });
+  if (!spans_wanted_.load(std::memory_order_relaxed)) return;
+  LiveRecord r = RecordFor(session, LiveRecordType::kSpan);
+  r.kind = static_cast<uint8_t>(span.status);
+  r.op_id = span.op_id;
+  r.parent_op_id = span.parent_op_id;
+  r.ts_ns = span.start_ns;
+  r.duration_ns = span.duration_ns;
+  r.device_ns = span.device_ns;
+  r.known = span.has_device_ns ? kLiveDeviceDurationKnown : 0;
+  r.name = span.name;
+  r.tag = span.tag;
+  r.srcloc = span.srcloc;
+  r.tid = span.launch_tid;
+  r.complete_tid = span.complete_tid;
+  r.stream = span.stream;
+  r.device = span.device;
+  r.target = span.target;
+  PublishStrings(std::max({span.name, span.tag, span.srcloc}), strings);
+  Publish(r);
 }
 
 }  // namespace optrace::daemon

@@ -295,6 +295,13 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
       st = ReadString(v, key, &c.forward.credentials_file);
     } else if (key == "forward_clickhouse_gzip") {
       st = ReadBool(v, key, &c.forward.gzip);
+    } else if (key == "max_streams_per_uid") {
+      st = ReadCount(v, key, &c.max_streams_per_uid);
+    } else if (key == "max_threaded_streams") {
+      st = ReadCount(v, key, &c.max_threaded_streams);
+    } else if (key == "max_bytes_in_flight_per_uid") {
+      st = ReadUnitValue(v, key, ParseByteSize, "a size like 64MiB or 67108864",
+                         &c.max_bytes_in_flight_per_uid);
     } else {
       st = Status::InvalidArgument(
           "unknown key '" + key +
@@ -304,7 +311,8 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
           "forward_clickhouse_table, "
           "forward_clickhouse_cluster, forward_clickhouse_batch_spans, "
           "forward_clickhouse_flush_interval, forward_clickhouse_credentials_file, "
-          "forward_clickhouse_gzip)");
+          "forward_clickhouse_gzip, max_streams_per_uid, max_bytes_in_flight_per_uid, "
+          "max_threaded_streams)");
     }
     if (!st.ok()) return Status::InvalidArgument("config " + path + ": " + st.message());
   }
@@ -340,6 +348,20 @@ Status ValidateConfig(const DaemonConfig& c) {
     if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
       return Status::InvalidArgument("node " + Quote(c.node) + " holds a control character");
     }
+  }
+  if (c.max_streams_per_uid < 1 || c.max_streams_per_uid > 1'000'000) {
+    return Status::InvalidArgument("max_streams_per_uid " + std::to_string(c.max_streams_per_uid) +
+                                   " must be between 1 and 1000000");
+  }
+  if (c.max_threaded_streams < 1 || c.max_threaded_streams > 24) {
+    return Status::InvalidArgument("max_threaded_streams " +
+                                   std::to_string(c.max_threaded_streams) +
+                                   " must be between 1 and 24");
+  }
+  if (c.max_bytes_in_flight_per_uid < (uint64_t{64} << 10)) {
+    return Status::InvalidArgument("max_bytes_in_flight_per_uid " +
+                                   std::to_string(c.max_bytes_in_flight_per_uid) +
+                                   " must be at least 64KiB (one message)");
   }
   return ValidateForward(c.forward);
 }

@@ -55,6 +55,13 @@ struct DaemonConfig {
   bool debug_log = false;
   std::string node;  // this machine's name in the fleet; "" = the host name
   ForwardConfig forward;
+  // Per-uid caps of the streaming calls (Tail, QueryOps, Export): streams
+  // open at once, and bytes handed to gRPC that the clients have not read.
+  uint64_t max_streams_per_uid = 1024;
+  uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
+  // QueryOps and Export streams served at once, all uids together: each
+  // runs its scan on a thread of its own while it streams.
+  uint64_t max_threaded_streams = 16;
 };
 
 // Limits of forward_clickhouse_batch_spans: one INSERT of at most this many

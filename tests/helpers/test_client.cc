@@ -7,12 +7,28 @@
 //   optrace-test-client probe SOCKET SESSION_ID
 //     Prints "<list code>:<sessions seen> <get session code> <global set
 //     level code>" (gRPC status codes).
+//   optrace-test-client stall SOCKET STREAMS CONNECTIONS [batch]
+//     Opens STREAMS Tail streams spread over CONNECTIONS connections (in
+//     TailBatch messages with "batch") and never reads them (as `optrace
+//     tail | less` left paused), prints "opened STREAMS", then sleeps
+//     until killed.
+//   optrace-test-client stall-export SOCKET STREAMS SESSION_ID
+//     The same with Export streams (CSV) of a stored session.
+//   optrace-test-client status-loop SOCKET SECONDS
+//     Calls GetStatus (5 s deadline) back to back for SECONDS, then prints
+//     "answered N failed M p50_us A p99_us B max_us C" and the first
+//     failure's message, if any, on a line "first_failure CODE MESSAGE".
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "optrace/v1/optrace.grpc.pb.h"
 
@@ -66,16 +82,108 @@ int Probe(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
   return 0;
 }
 
+// A channel on a connection of its own: gRPC shares one connection
+// between channels with equal arguments.
+std::shared_ptr<grpc::Channel> Connect(const std::string& socket, int id) {
+  grpc::ChannelArguments args;
+  args.SetInt("grpc.optrace_test_client_id", id);
+  return grpc::CreateCustomChannel("unix:" + socket, grpc::InsecureChannelCredentials(), args);
+}
+
+// Starts `streams` calls of `start(stub, context)` spread over
+// `connections` connections, never reads them, prints "opened N" and
+// sleeps until killed.
+template <typename Start>
+int StallStreams(const std::string& socket, int streams, int connections, Start start) {
+  std::vector<std::unique_ptr<optrace::v1::OpTrace::Stub>> stubs;
+  for (int c = 0; c < std::max(1, connections); ++c) {
+    stubs.push_back(optrace::v1::OpTrace::NewStub(Connect(socket, c)));
+  }
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::shared_ptr<void>> readers;
+  for (int i = 0; i < streams; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    readers.push_back(start(*stubs[static_cast<size_t>(i) % stubs.size()], contexts.back().get()));
+  }
+  std::printf("opened %d\n", streams);
+  std::fflush(stdout);
+  while (true) ::pause();
+}
+
+int Stall(const std::string& socket, int streams, int connections, bool batch) {
+  optrace::v1::TailRequest request;
+  request.set_level(optrace::v1::LEVEL_TRACE);
+  request.set_batch(batch);
+  return StallStreams(socket, streams, connections,
+                      [&](optrace::v1::OpTrace::Stub& stub, grpc::ClientContext* context) {
+                        return std::shared_ptr<void>(stub.Tail(context, request));
+                      });
+}
+
+int StallExport(const std::string& socket, int streams, uint64_t session) {
+  optrace::v1::ExportRequest request;
+  request.set_session_id(session);
+  request.set_format(optrace::v1::EXPORT_FORMAT_CSV);
+  return StallStreams(socket, streams, 1,
+                      [&](optrace::v1::OpTrace::Stub& stub, grpc::ClientContext* context) {
+                        return std::shared_ptr<void>(stub.Export(context, request));
+                      });
+}
+
+int StatusLoop(optrace::v1::OpTrace::Stub& stub, double seconds) {
+  std::vector<int64_t> micros;
+  int failed = 0;
+  std::string first_failure;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    optrace::v1::GetStatusResponse response;
+    const auto start = std::chrono::steady_clock::now();
+    const grpc::Status status = stub.GetStatus(&ctx, optrace::v1::GetStatusRequest(), &response);
+    micros.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
+    if (!status.ok() && failed++ == 0) {
+      first_failure = std::to_string(status.error_code()) + " " + status.error_message();
+    }
+  }
+  std::sort(micros.begin(), micros.end());
+  auto at = [&](double q) {
+    return micros.empty() ? 0
+                          : micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))];
+  };
+  std::printf("answered %zu failed %d p50_us %lld p99_us %lld max_us %lld\n",
+              micros.size() - static_cast<size_t>(failed), failed, static_cast<long long>(at(0.5)),
+              static_cast<long long>(at(0.99)), static_cast<long long>(at(1.0)));
+  if (!first_failure.empty()) std::printf("first_failure %s\n", first_failure.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || (std::strcmp(argv[1], "tail") != 0 && std::strcmp(argv[1], "probe") != 0)) {
-    std::fprintf(stderr, "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID\n", argv[0]);
+  const std::string mode = argc >= 3 ? argv[1] : "";
+  if (mode == "stall" && (argc == 5 || argc == 6)) {
+    return Stall(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
+                 argc == 6 && std::strcmp(argv[5], "batch") == 0);
+  }
+  if (mode == "stall-export" && argc == 5) {
+    return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
+  }
+  if (mode != "tail" && mode != "probe" && !(mode == "status-loop" && argc == 4)) {
+    std::fprintf(
+        stderr,
+        "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
+        "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
+        "status-loop SOCKET SECONDS\n",
+        argv[0]);
     return 2;
   }
   auto channel =
       grpc::CreateChannel(std::string("unix:") + argv[2], grpc::InsecureChannelCredentials());
   auto stub = optrace::v1::OpTrace::NewStub(channel);
-  if (std::strcmp(argv[1], "tail") == 0) return Tail(*stub, argc > 3 ? std::atoi(argv[3]) : 0);
+  if (mode == "tail") return Tail(*stub, argc > 3 ? std::atoi(argv[3]) : 0);
+  if (mode == "status-loop") return StatusLoop(*stub, std::atof(argv[3]));
   return Probe(*stub, argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0);
 }

@@ -193,11 +193,11 @@ TEST_F(ApiTest, TwoTails_DifferentFilters_EachGetsItsOwn) {
 }
 
 TEST_F(ApiTest, SlowTailClient_GetsLagMarkerAndDrainUnaffected) {
-  // 10,000 op pairs a second for 3 s: more than the tail's queue holds for
-  // a client that stops reading, far less than the drain can take (even
-  // in a sanitizer build).
+  // 40,000 op pairs a second for 3 s: more than the live buffer holds
+  // (65,536 records) for a client that stops reading, far less than the
+  // drain can take (even in a sanitizer build).
   auto producer = std::make_unique<Subprocess>(
-      std::vector<std::string>{OPTRACE_LOAD, "--threads", "1", "--rate", "10000", "--seconds", "3"},
+      std::vector<std::string>{OPTRACE_LOAD, "--threads", "1", "--rate", "40000", "--seconds", "3"},
       std::map<std::string, std::string>{{"OPTRACE_LEVEL", "trace"}});
   grpc::ClientContext ctx;
   v1::TailRequest req;

@@ -207,5 +207,33 @@ TEST(DaemonConfigTest, NodeName_Unset_HostName) {
   EXPECT_EQ(NodeName(DefaultConfig()), host);
 }
 
+TEST(DaemonConfigTest, StreamCaps_AppliedAndOutOfRangeRefusedNamingTheKey) {
+  testing::TempFolder folder;
+  DaemonConfig c = DefaultConfig();
+  const Status st = ApplyConfigFile(WriteFile(folder, R"(
+max_streams_per_uid = 8
+max_bytes_in_flight_per_uid = "1MiB"
+max_threaded_streams = 4
+)"),
+                                    &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(c.max_streams_per_uid, 8u);
+  EXPECT_EQ(c.max_bytes_in_flight_per_uid, 1u << 20);
+  EXPECT_EQ(c.max_threaded_streams, 4u);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, uint64_t>>{{"max_streams_per_uid", 0},
+                                                     {"max_threaded_streams", 25},
+                                                     {"max_bytes_in_flight_per_uid", 1000}}) {
+    DaemonConfig bad = c;
+    if (key == "max_streams_per_uid") bad.max_streams_per_uid = value;
+    if (key == "max_threaded_streams") bad.max_threaded_streams = value;
+    if (key == "max_bytes_in_flight_per_uid") bad.max_bytes_in_flight_per_uid = value;
+    const Status refused = ValidateConfig(bad);
+    EXPECT_FALSE(refused.ok()) << key;
+    EXPECT_NE(refused.message().find(key), std::string::npos) << refused.message();
+  }
+}
+
 }  // namespace
 }  // namespace optrace::daemon

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# optraced's memory under live load, per allocator: RSS idle, the peak
+# while a producer runs alone, the peak while it runs beside STALLED Tail
+# streams that never read, and RSS 10 s after the load and the tails end.
+#   tests/bench/tail_memory.sh [build dir] [pairs per second] [seconds] [stalled tails]
+# Allocators: glibc (default arenas), glibc with MALLOC_ARENA_MAX=2, and
+# Debian's jemalloc and mimalloc through LD_PRELOAD (when installed).
+set -euo pipefail
+build=${1:-build}
+rate=${2:-500000}
+seconds=${3:-3}
+stalled=${4:-300}
+lib=/usr/lib/x86_64-linux-gnu
+rss() { awk '/VmRSS/ {print int($2 / 1024)}' /proc/"$1"/status; }
+# Peak RSS of pid $1 while pid $2 lives, sampled every 50 ms.
+peak_while() {
+  local peak=0 now
+  while kill -0 "$2" 2>/dev/null; do
+    now=$(rss "$1"); [ "$now" -gt "$peak" ] && peak=$now; sleep 0.05
+  done
+  echo "$peak"
+}
+run() {  # $1 = label, then env assignments for the daemon
+  local label=$1; shift
+  local tmp; tmp=$(mktemp -d /tmp/optrace-mem.XXXXXX)
+  export OPTRACE_NAMESPACE=mem$$
+  env "$@" "$build/daemon/optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" \
+    2>"$tmp/daemon.log" &
+  local daemon=$!
+  until grep -q ' ready:' "$tmp/daemon.log"; do sleep 0.05; done
+  sleep 0.5
+  local idle; idle=$(rss $daemon)
+  OPTRACE_LEVEL=trace OPTRACE_RING_CAPACITY=1048576 "$build/tests/bench/optrace-load" \
+    --threads 2 --rate "$rate" --seconds "$seconds" >/dev/null &
+  local alone; alone=$(peak_while $daemon $!)
+  "$build/tests/helpers/optrace-test-client" stall "$tmp/run/optraced.sock" "$stalled" 10 \
+    >"$tmp/stall.out" &
+  local client=$!
+  until grep -q opened "$tmp/stall.out"; do sleep 0.05; done
+  sleep 1
+  OPTRACE_LEVEL=trace OPTRACE_RING_CAPACITY=1048576 "$build/tests/bench/optrace-load" \
+    --threads 2 --rate "$rate" --seconds "$seconds" >/dev/null &
+  local tailed; tailed=$(peak_while $daemon $!)
+  kill $client; wait $client 2>/dev/null || true
+  sleep 10
+  local after; after=$(rss $daemon)
+  kill $daemon; wait $daemon || true
+  rm -rf "$tmp" /dev/shm/$OPTRACE_NAMESPACE.* 2>/dev/null || true
+  echo "$label: idle ${idle} MiB, producer alone peak ${alone} MiB, beside $stalled stalled tails peak ${tailed} MiB, 10 s after ${after} MiB"
+}
+run "glibc"
+run "glibc MALLOC_ARENA_MAX=2" MALLOC_ARENA_MAX=2
+[ -e $lib/libjemalloc.so.2 ] && run "jemalloc 5.3" LD_PRELOAD=$lib/libjemalloc.so.2
+[ -e $lib/libmimalloc.so.2 ] && run "mimalloc 2.0" LD_PRELOAD=$lib/libmimalloc.so.2
+exit 0
