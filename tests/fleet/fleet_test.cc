@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "daemon_process.h"
 #include "forward/clickhouse_client.h"
 #include "forward/row_binary.h"
+#include "forward/span_rows.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "storage/sqlite_connection.h"
 #include "subprocess.h"
@@ -191,6 +193,14 @@ std::string ClickHouseQuery(const std::string& url, const std::string& sql) {
   auto answer = client.value()->Query(sql);
   EXPECT_TRUE(answer.ok()) << answer.status().message();
   return answer.ok() ? answer.value() : "";
+}
+
+// Runs `command` with /bin/sh; its exit code (-1 when it did not end in 10 minutes).
+int RunShell(const std::string& command) {
+  Subprocess shell({"/bin/sh", "-c", command});
+  const auto status = shell.Wait(600s);
+  if (!status || status->code != 0) ADD_FAILURE() << command << ": " << shell.stderr_text();
+  return status ? status->code : -1;
 }
 
 testing::ExitStatus RunCli(const std::vector<std::string>& args, std::string* out) {
@@ -449,6 +459,65 @@ TEST_F(FleetTest, Restart_CursorBehindClickHouse_NoPageSentTwice) {
   EXPECT_EQ(reader.Int<uint64_t>(), stored) << "every span once";
 }
 
+// Batches land in any order while several are in flight, and the daemon
+// is killed (SIGKILL) three times mid-pipeline, each time with batches out
+// and acknowledged ones whose cursor commit it never made: after the last
+// start ClickHouse holds every span once.
+TEST_F(FleetTest, Restart_KilledMidPipeline_EverySpanOnce) {
+  const std::string folder = folder_.path() + "/pipeline";
+  std::filesystem::create_directories(folder);
+  {
+    Node idle(folder, "node-p", "");
+    ASSERT_TRUE(idle.Start()) << idle.daemon().log();
+    ASSERT_TRUE(idle.StartProducer({"--threads", "4", "--ops", "25000"}, "pipeline", 1u << 18)
+                    ->Wait(120s)
+                    .has_value());
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          const std::vector<v1::Session> sessions = idle.Sessions();
+          return sessions.size() == 1 && sessions[0].state() != v1::SESSION_STATE_RUNNING &&
+                 idle.Status().writer_backlog_batches() == 0;
+        },
+        120s));
+    ASSERT_EQ(idle.daemon().Stop(), 0);
+  }
+  // Small batches: many of them, several in flight at any time.
+  Node node(folder, "node-p", servers_[0]->url(),
+            "forward_clickhouse_batch_spans = 2000\nforward_clickhouse_flush_interval = "
+            "\"100ms\"\n");
+  uint64_t sent_before = 0;
+  for (int kill = 0; kill < 3; ++kill) {
+    ASSERT_TRUE(node.Start()) << node.daemon().log();
+    ASSERT_TRUE(WaitUntil(
+        [&] { return node.Status().forward().spans_sent() > sent_before + 10'000; }, 60s))
+        << node.Status().forward().DebugString();
+    node.daemon().Kill();
+    auto db = daemon::SqliteConnection::Open(node.daemon().db_path(),
+                                             daemon::SqliteOpenMode::kReadOnly, 5000);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    auto select = db.value()->Prepare("SELECT spans_sent FROM forward_cursor");
+    ASSERT_TRUE(select.ok()) << select.status().message();
+    const auto row = select.value().Step();
+    ASSERT_TRUE(row.ok() && row.value()) << "no forward_cursor row";
+    sent_before = select.value().ColumnUint64(0);
+  }
+  ASSERT_TRUE(node.Start()) << node.daemon().log();
+  ASSERT_TRUE(node.WaitForwarded(1, 120s)) << node.Status().forward().DebugString();
+  const uint64_t stored = node.StoredSpans();
+  ASSERT_EQ(stored, 4u * 2 * 25'000 + 1);
+  const std::string answer = ClickHouseQuery(
+      servers_[0]->url(),
+      "SELECT count(), uniqExact(session_id, op_id) FROM optrace.spans_local WHERE node = "
+      "'node-p' FORMAT RowBinary");
+  daemon::RowBinaryReader reader(answer);
+  const uint64_t rows = reader.Int<uint64_t>();
+  const uint64_t distinct = reader.Int<uint64_t>();
+  ASSERT_TRUE(reader.status().ok()) << reader.status().message();
+  EXPECT_EQ(rows, stored) << "rows in ClickHouse vs spans stored locally";
+  EXPECT_EQ(distinct, stored);
+  EXPECT_EQ(node.Status().forward().spans_sent(), stored);
+}
+
 // A ClickHouse table by the configured name that is not optrace's: every
 // INSERT and every fleet query is refused. The node keeps storing and
 // answering local queries, counts and shows the error, and fleet queries
@@ -572,6 +641,39 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
         static_cast<unsigned long long>(forward.batches_sent()), seconds,
         static_cast<double>(stored) / seconds, gzip ? "on" : "off");
     EXPECT_EQ(forward.errors(), 0u) << forward.last_error();
+
+    // The baseline, in the same run on the same server: clickhouse-client
+    // inserting the same rows, in RowBinary, into a table like the span
+    // table (the rows read back from ClickHouse into a file first).
+    std::string columns;
+    for (const std::string_view column : daemon::SpanColumns()) {
+      columns += (columns.empty() ? "" : ", ") + std::string(column);
+    }
+    const std::string client = "clickhouse-client --host 127.0.0.1 --port " +
+                               std::to_string(servers_[0]->ports().tcp) + " --query ";
+    const std::string rows_file = folder + "/rows.bin";
+    ASSERT_EQ(RunShell(client + "\"SELECT " + columns + " FROM optrace.spans_local WHERE node = '" +
+                       name + "' FORMAT RowBinary\" > " + rows_file),
+              0);
+    const std::string url = servers_[0]->url();
+    ClickHouseQuery(url, "DROP TABLE IF EXISTS optrace.spans_copy");
+    ClickHouseQuery(url, "CREATE TABLE optrace.spans_copy AS optrace.spans_local");
+    const auto insert_start = std::chrono::steady_clock::now();
+    ASSERT_EQ(RunShell(client + "\"INSERT INTO optrace.spans_copy (" + columns +
+                       ") FORMAT RowBinary\" < " + rows_file),
+              0);
+    const double insert_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - insert_start).count();
+    daemon::RowBinaryReader copied(
+        ClickHouseQuery(url, "SELECT count() FROM optrace.spans_copy FORMAT RowBinary"));
+    EXPECT_EQ(copied.Int<uint64_t>(), stored);
+    std::printf(
+        "clickhouse-client inserted the same %llu rows (RowBinary, %.0f MB) in %.2f s: %.0f "
+        "rows/s; the forwarder ran at %.0f%% of it\n",
+        static_cast<unsigned long long>(stored),
+        static_cast<double>(std::filesystem::file_size(rows_file)) / 1e6, insert_seconds,
+        static_cast<double>(stored) / insert_seconds, 100.0 * insert_seconds / seconds);
+    std::filesystem::remove(rows_file);
   }
 }
 
