@@ -321,6 +321,7 @@ Status ClickHouseForwarder::ReadBatch(Batch* batch) {
   const StringLookup lookup = strings.AsLookup();
   std::map<SessionId, std::optional<SessionRecord>> sessions;
   RowBinaryWriter writer;
+  writer.Reserve(largest_batch_bytes_);  // no copies while the rows grow
   for (const StoredSpanPage& page : pages.value()) {
     auto [it, inserted] = sessions.try_emplace(page.session);
     if (inserted) {
@@ -337,6 +338,7 @@ Status ClickHouseForwarder::ReadBatch(Batch* batch) {
     batch->ends.push_back(writer.bytes().size());
   }
   if (!strings.status().ok()) return strings.status();
+  largest_batch_bytes_ = std::max(largest_batch_bytes_, writer.bytes().size());
   batch->rows = writer.Take();
   return Status::Ok();
 }

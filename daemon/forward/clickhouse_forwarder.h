@@ -138,6 +138,7 @@ class ClickHouseForwarder {
   // start, and after a failure the last page handed out.
   uint64_t ahead_through_page_ = 0;
   uint64_t read_after_page_ = 0;  // the last page handed out
+  size_t largest_batch_bytes_ = 0;  // of the rows of one batch, so far
   std::chrono::milliseconds retry_delay_;
   std::chrono::steady_clock::time_point last_flush_;
 
