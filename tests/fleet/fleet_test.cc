@@ -590,6 +590,8 @@ TEST(FleetWithoutClickHouseTest, FleetStats_NoForwarding_FailedPreconditionNames
 // forwarding off, then a daemon that forwards them, timed from its start
 // until ClickHouse has acknowledged them all. Not run by default:
 //   fleet_integration_tests --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'
+// (tests/bench/forward_vs_clickhouse.sh), beside clickhouse-client inserting
+// the same rows in RowBinary into the same server.
 // OPTRACE_BENCH_SPANS_M (millions of ops per thread, 4 threads, two spans
 // an op; default 0.25, at most 0.5 so that each thread's ring holds all of
 // its events and none is dropped) sets the size.
