@@ -59,9 +59,8 @@ Result<std::unique_ptr<ClickHouseForwarder>> ClickHouseForwarder::Start(Forwarde
   if (!progress.ok()) return progress.status();
   Result<std::unique_ptr<SpanReader>> reader = SpanReader::Open(options.db_path);
   if (!reader.ok()) return reader.status();
-  std::unique_ptr<ClickHouseForwarder> forwarder(
-      new ClickHouseForwarder(std::move(options), std::move(cursor).value(),
-                              std::move(reader).value(), progress.value()));
+  std::unique_ptr<ClickHouseForwarder> forwarder(new ClickHouseForwarder(
+      std::move(options), std::move(cursor).value(), std::move(reader).value(), progress.value()));
   try {
     // The destructor stops and joins whatever started before a failure.
     forwarder->thread_ = std::thread([f = forwarder.get()] { f->Run(); });
@@ -121,8 +120,7 @@ void ClickHouseForwarder::Run() {
     const nanoseconds wait = Step();
     lock.lock();
     if (wait > nanoseconds::zero()) {
-      wake_cv_.wait_for(lock, wait,
-                        [&] { return stopping_ || batches_finished_ != finished; });
+      wake_cv_.wait_for(lock, wait, [&] { return stopping_ || batches_finished_ != finished; });
     }
   }
 }

@@ -137,7 +137,7 @@ class ClickHouseForwarder {
   // ClickHouse may hold pages after the cursor up to this id: found at
   // start, and after a failure the last page handed out.
   uint64_t ahead_through_page_ = 0;
-  uint64_t read_after_page_ = 0;  // the last page handed out
+  uint64_t read_after_page_ = 0;    // the last page handed out
   size_t largest_batch_bytes_ = 0;  // of the rows of one batch, so far
   std::chrono::milliseconds retry_delay_;
   std::chrono::steady_clock::time_point last_flush_;
@@ -150,7 +150,7 @@ class ClickHouseForwarder {
   // In page order; the reading thread adds and removes, senders take and
   // finish them.
   std::deque<std::unique_ptr<InFlight>> in_flight_;  // GUARDED_BY(mu_)
-  uint64_t batches_finished_ = 0;                     // GUARDED_BY(mu_)
+  uint64_t batches_finished_ = 0;                    // GUARDED_BY(mu_)
   // Also read by libcurl's progress callback, without mu_.
   std::atomic<bool> cancel_{false};
   std::thread thread_;  // last: started once everything above exists

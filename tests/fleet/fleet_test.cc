@@ -18,8 +18,10 @@
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "answer_dropping_proxy.h"
 #include "clickhouse_server.h"
 #include "daemon_process.h"
 #include "forward/clickhouse_client.h"
@@ -203,6 +205,58 @@ int RunShell(const std::string& command) {
   const auto status = shell.Wait(600s);
   if (!status || status->code != 0) ADD_FAILURE() << command << ": " << shell.stderr_text();
   return status ? status->code : -1;
+}
+
+// Stores the spans of `runs` producers, one after another (each
+// `threads` x `ops` op pairs, rings of `ring_capacity` events: a session
+// and at least one span page each), with a node of `folder` that does not
+// forward, and stops it: a backlog for a forwarding node of `folder`.
+// Returns the spans stored (0, and a test failure, when something failed).
+uint64_t StoreBacklog(const std::string& folder, const std::string& name, int runs, int threads,
+                      long ops, uint32_t ring_capacity) {
+  Node idle(folder, name, "");
+  if (!idle.Start()) {
+    ADD_FAILURE() << idle.daemon().log();
+    return 0;
+  }
+  for (int run = 0; run < runs; ++run) {
+    const auto exited =
+        idle.StartProducer({"--threads", std::to_string(threads), "--ops", std::to_string(ops)},
+                           name, ring_capacity)
+            ->Wait(600s);
+    if (!exited.has_value()) {
+      ADD_FAILURE() << "producer " << run << " did not exit";
+      return 0;
+    }
+  }
+  const bool stored = WaitUntil(
+      [&] {
+        const std::vector<v1::Session> sessions = idle.Sessions();
+        for (const v1::Session& session : sessions) {
+          if (session.state() == v1::SESSION_STATE_RUNNING) return false;
+        }
+        return sessions.size() == static_cast<size_t>(runs) &&
+               idle.Status().writer_backlog_batches() == 0;
+      },
+      120s);
+  // Counted here: a GetStats beside a forwarder would take its CPU.
+  const uint64_t spans = stored ? idle.StoredSpans() : 0;
+  EXPECT_TRUE(stored) << idle.daemon().log();
+  EXPECT_EQ(idle.daemon().Stop(), 0);
+  return spans;
+}
+
+// Rows and distinct spans of `node` in `table` of `url`.
+std::pair<uint64_t, uint64_t> RowsAndSpansThere(const std::string& url, const std::string& table,
+                                                const std::string& node) {
+  const std::string answer =
+      ClickHouseQuery(url, "SELECT count(), uniqExact(session_id, op_id) FROM " + table +
+                               " WHERE node = '" + node + "' FORMAT RowBinary");
+  daemon::RowBinaryReader reader(answer);  // borrows `answer`
+  const uint64_t rows = reader.Int<uint64_t>();
+  const uint64_t distinct = reader.Int<uint64_t>();
+  EXPECT_TRUE(reader.status().ok()) << reader.status().message();
+  return {rows, distinct};
 }
 
 testing::ExitStatus RunCli(const std::vector<std::string>& args, std::string* out) {
@@ -462,37 +516,27 @@ TEST_F(FleetTest, Restart_CursorBehindClickHouse_NoPageSentTwice) {
 }
 
 // Batches land in any order while several are in flight, and the daemon
-// is killed (SIGKILL) three times mid-pipeline, each time with batches out
-// and acknowledged ones whose cursor commit it never made: after the last
-// start ClickHouse holds every span once.
+// is killed (SIGKILL) up to three times mid-pipeline, each time once more
+// batches were acknowledged, with batches out and maybe acknowledged ones
+// whose cursor commit it never made: after the last start ClickHouse
+// holds every span once.
 TEST_F(FleetTest, Restart_KilledMidPipeline_EverySpanOnce) {
   const std::string folder = folder_.path() + "/pipeline";
   std::filesystem::create_directories(folder);
-  {
-    Node idle(folder, "node-p", "");
-    ASSERT_TRUE(idle.Start()) << idle.daemon().log();
-    ASSERT_TRUE(idle.StartProducer({"--threads", "4", "--ops", "25000"}, "pipeline", 1u << 18)
-                    ->Wait(120s)
-                    .has_value());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          const std::vector<v1::Session> sessions = idle.Sessions();
-          return sessions.size() == 1 && sessions[0].state() != v1::SESSION_STATE_RUNNING &&
-                 idle.Status().writer_backlog_batches() == 0;
-        },
-        120s));
-    ASSERT_EQ(idle.daemon().Stop(), 0);
-  }
+  constexpr int kRuns = 30;
+  const uint64_t stored = StoreBacklog(folder, "node-p", kRuns, 1, 2000, 65536);
+  ASSERT_EQ(stored, kRuns * (2u * 2000 + 1));
   // Small batches: many of them, several in flight at any time.
   Node node(folder, "node-p", servers_[0]->url(),
             "forward_clickhouse_batch_spans = 2000\nforward_clickhouse_flush_interval = "
             "\"100ms\"\n");
   uint64_t sent_before = 0;
-  for (int kill = 0; kill < 3; ++kill) {
+  int kills = 0;
+  for (; kills < 3; ++kills) {
     ASSERT_TRUE(node.Start()) << node.daemon().log();
-    ASSERT_TRUE(WaitUntil(
-        [&] { return node.Status().forward().spans_sent() > sent_before + 10'000; }, 60s))
+    ASSERT_TRUE(WaitUntil([&] { return node.Status().forward().spans_sent() > sent_before; }, 60s))
         << node.Status().forward().DebugString();
+    if (node.Status().forward().spans_sent() == stored) break;  // all sent before the kill
     node.daemon().Kill();
     auto db = daemon::SqliteConnection::Open(node.daemon().db_path(),
                                              daemon::SqliteOpenMode::kReadOnly, 5000);
@@ -503,21 +547,46 @@ TEST_F(FleetTest, Restart_KilledMidPipeline_EverySpanOnce) {
     ASSERT_TRUE(row.ok() && row.value()) << "no forward_cursor row";
     sent_before = select.value().ColumnUint64(0);
   }
-  ASSERT_TRUE(node.Start()) << node.daemon().log();
-  ASSERT_TRUE(node.WaitForwarded(1, 120s)) << node.Status().forward().DebugString();
-  const uint64_t stored = node.StoredSpans();
-  ASSERT_EQ(stored, 4u * 2 * 25'000 + 1);
-  const std::string answer = ClickHouseQuery(
-      servers_[0]->url(),
-      "SELECT count(), uniqExact(session_id, op_id) FROM optrace.spans_local WHERE node = "
-      "'node-p' FORMAT RowBinary");
-  daemon::RowBinaryReader reader(answer);
-  const uint64_t rows = reader.Int<uint64_t>();
-  const uint64_t distinct = reader.Int<uint64_t>();
-  ASSERT_TRUE(reader.status().ok()) << reader.status().message();
+  EXPECT_GE(kills, 1) << "the daemon was never killed with a backlog";
+  if (kills == 3) {  // killed, not running: the last start
+    ASSERT_TRUE(node.Start()) << node.daemon().log();
+  }
+  ASSERT_TRUE(node.WaitForwarded(kRuns, 120s)) << node.Status().forward().DebugString();
+  const auto [rows, distinct] =
+      RowsAndSpansThere(servers_[0]->url(), "optrace.spans_local", "node-p");
   EXPECT_EQ(rows, stored) << "rows in ClickHouse vs spans stored locally";
   EXPECT_EQ(distinct, stored);
   EXPECT_EQ(node.Status().forward().spans_sent(), stored);
+}
+
+// Three INSERTs that ClickHouse applied but whose answers never came (the
+// proxy closes their connections instead), with other batches in flight
+// around them: the forwarder finds those pages there, and every span is in
+// ClickHouse once.
+TEST_F(FleetTest, UnknownOutcome_AnswersLostMidPipeline_EverySpanOnce) {
+  const std::string folder = folder_.path() + "/unknown";
+  std::filesystem::create_directories(folder);
+  constexpr int kRuns = 30;
+  const uint64_t stored = StoreBacklog(folder, "node-u", kRuns, 1, 2000, 65536);
+  ASSERT_EQ(stored, kRuns * (2u * 2000 + 1));
+  testing::AnswerDroppingProxy proxy(servers_[0]->ports().http);
+  ASSERT_TRUE(proxy.ok());
+  proxy.DropInsertAnswers(3);
+  Node node(folder, "node-u", proxy.url(),
+            "forward_clickhouse_batch_spans = 2000\nforward_clickhouse_flush_interval = "
+            "\"100ms\"\n");
+  ASSERT_TRUE(node.Start()) << node.daemon().log();
+  ASSERT_TRUE(node.WaitForwarded(kRuns, 120s)) << node.Status().forward().DebugString();
+  EXPECT_EQ(proxy.dropped(), 3);
+  const v1::ForwardStatus forward = node.Status().forward();
+  EXPECT_GE(forward.errors(), 1u);
+  EXPECT_EQ(forward.last_error(), "");
+  EXPECT_NE(node.daemon().log().find("already held "), std::string::npos) << node.daemon().log();
+  const auto [rows, distinct] =
+      RowsAndSpansThere(servers_[0]->url(), "optrace.spans_local", "node-u");
+  EXPECT_EQ(rows, stored) << "rows in ClickHouse vs spans stored locally";
+  EXPECT_EQ(distinct, stored);
+  EXPECT_EQ(forward.spans_sent(), stored);
 }
 
 // A ClickHouse table by the configured name that is not optrace's: every
@@ -604,31 +673,16 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
     const std::string folder = folder_.path() + (gzip ? "/bench-gzip" : "/bench");
     std::filesystem::create_directories(folder);
     const std::string name = gzip ? "bench-gzip" : "bench";
-    uint64_t stored = 0;
-    {
-      Node idle(folder, name, "");
-      ASSERT_TRUE(idle.Start()) << idle.daemon().log();
-      auto producer =
-          idle.StartProducer({"--threads", "4", "--ops", std::to_string(ops)}, name, kRingCapacity);
-      ASSERT_TRUE(producer->Wait(600s).has_value());
-      ASSERT_TRUE(WaitUntil(
-          [&] {
-            const std::vector<v1::Session> sessions = idle.Sessions();
-            return sessions.size() == 1 && sessions[0].state() != v1::SESSION_STATE_RUNNING &&
-                   idle.Status().writer_backlog_batches() == 0;
-          },
-          120s));
-      // Counted here: a GetStats beside the forwarder would take its CPU.
-      stored = idle.StoredSpans();
-      ASSERT_EQ(idle.daemon().Stop(), 0);
-    }
+    const uint64_t stored = StoreBacklog(folder, name, 1, 4, ops, kRingCapacity);
+    ASSERT_GT(stored, 0u);
     // Each timed phase starts with the server idle: no merge of the parts
     // that the phase before it wrote.
     const auto wait_for_merges = [&] {
       ASSERT_TRUE(WaitUntil(
           [&] {
-            daemon::RowBinaryReader merges(ClickHouseQuery(
-                servers_[0]->url(), "SELECT count() FROM system.merges FORMAT RowBinary"));
+            const std::string answer = ClickHouseQuery(
+                servers_[0]->url(), "SELECT count() FROM system.merges FORMAT RowBinary");
+            daemon::RowBinaryReader merges(answer);
             return merges.Int<uint64_t>() == 0 && merges.status().ok();
           },
           300s));
@@ -683,8 +737,9 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
               0);
     const double insert_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - insert_start).count();
-    daemon::RowBinaryReader copied(
-        ClickHouseQuery(url, "SELECT count() FROM optrace.spans_copy FORMAT RowBinary"));
+    const std::string copy_count =
+        ClickHouseQuery(url, "SELECT count() FROM optrace.spans_copy FORMAT RowBinary");
+    daemon::RowBinaryReader copied(copy_count);
     EXPECT_EQ(copied.Int<uint64_t>(), stored);
     std::printf(
         "clickhouse-client inserted the same %llu rows (RowBinary, %.0f MB) in %.2f s: %.0f "
