@@ -11,7 +11,8 @@ kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 targets=(client_tests daemon_core_tests daemon_storage_tests daemon_api_tests
          daemon_integration_tests api_integration_tests ingest_integration_tests
-         optraced optrace-test-producer optrace-test-client optrace-load)
+         fleet_integration_tests
+         optraced optrace-cli optrace-test-producer optrace-test-client optrace-load)
 # Tests whose figures are timing claims, not correctness: sanitizers make
 # everything several times slower, so they are left to the normal build.
 exclude='SlowTailClient|KnownSleeps'
@@ -25,7 +26,7 @@ for kind in "${kinds[@]}"; do
       -DOPTRACE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
   cmake --build "$dir" -j "${OPTRACE_BUILD_JOBS:-2}" --target "${targets[@]}"
-  ctest --test-dir "$dir" -L 'client|daemon|api' -E "$exclude" --output-on-failure -j 2 --timeout 900
+  ctest --test-dir "$dir" -L 'client|daemon|api|fleet' -E "$exclude" --output-on-failure -j 2 --timeout 900
   # The Python extension (python/extension) under ASan + UBSan, driven by
   # the Python tests. /usr/bin/python3 is not instrumented: the runtimes are
   # preloaded into it, and leak checking is off (the interpreter frees

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <system_error>
@@ -37,6 +38,15 @@ struct ClickHouseForwarder::Batch {
   }
 };
 
+// A batch handed to the senders, and what became of it.
+struct ClickHouseForwarder::InFlight {
+  Batch batch;
+  bool taken = false;  // a sender has it, or it needs none
+  bool done = false;
+  Status outcome;  // once done
+  ClickHouseFailure failure = ClickHouseFailure::kNone;
+};
+
 Result<std::unique_ptr<ClickHouseForwarder>> ClickHouseForwarder::Start(ForwarderOptions options) {
   Result<std::unique_ptr<ForwardCursor>> cursor = ForwardCursor::Open(options.db_path);
   if (!cursor.ok()) return cursor.status();
@@ -44,13 +54,19 @@ Result<std::unique_ptr<ClickHouseForwarder>> ClickHouseForwarder::Start(Forwarde
   if (!progress.ok()) return progress.status();
   Result<std::unique_ptr<SpanReader>> reader = SpanReader::Open(options.db_path);
   if (!reader.ok()) return reader.status();
+  std::unique_ptr<ClickHouseForwarder> forwarder(new ClickHouseForwarder(
+      std::move(options), std::move(cursor).value(), std::move(reader).value(), progress.value()));
   try {
-    return std::unique_ptr<ClickHouseForwarder>(
-        new ClickHouseForwarder(std::move(options), std::move(cursor).value(),
-                                std::move(reader).value(), progress.value()));
+    // The destructor stops and joins whatever started before a failure.
+    forwarder->thread_ = std::thread([f = forwarder.get()] { f->Run(); });
+    const size_t senders = std::max<size_t>(1, forwarder->options_.max_batches_in_flight);
+    for (size_t i = 0; i < senders; ++i) {
+      forwarder->senders_.emplace_back([f = forwarder.get()] { f->Send(); });
+    }
   } catch (const std::system_error& e) {
-    return Status::Unavailable(std::string("cannot start the forwarder thread: ") + e.what());
+    return Status::Unavailable(std::string("cannot start the forwarder threads: ") + e.what());
   }
+  return forwarder;
 }
 
 ClickHouseForwarder::ClickHouseForwarder(ForwarderOptions options,
@@ -62,6 +78,7 @@ ClickHouseForwarder::ClickHouseForwarder(ForwarderOptions options,
       cursor_(std::move(cursor)),
       reader_(std::move(reader)),
       progress_(progress),
+      read_after_page_(progress.page_id),
       retry_delay_(options_.min_retry_delay),
       last_flush_(std::chrono::steady_clock::now()) {
   status_.url = RedactedUrl(options_.endpoint.url);
@@ -70,7 +87,6 @@ ClickHouseForwarder::ClickHouseForwarder(ForwarderOptions options,
   status_.spans_sent = progress.spans_sent;
   status_.batches_sent = progress.batches_sent;
   status_.spans_lost_to_retention = progress.spans_lost_to_retention;
-  thread_ = std::thread([this] { Run(); });
 }
 
 ClickHouseForwarder::~ClickHouseForwarder() {
@@ -80,8 +96,10 @@ ClickHouseForwarder::~ClickHouseForwarder() {
   }
   // Relaxed: see CheckCancel in clickhouse_client.cc.
   cancel_.store(true, std::memory_order_relaxed);
-  stop_cv_.notify_all();
-  thread_.join();
+  wake_cv_.notify_all();
+  work_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (std::thread& sender : senders_) sender.join();
 }
 
 ForwarderStatus ClickHouseForwarder::GetStatus() const {
@@ -92,16 +110,67 @@ ForwarderStatus ClickHouseForwarder::GetStatus() const {
 void ClickHouseForwarder::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
+    const uint64_t finished = batches_finished_;
     lock.unlock();
     const nanoseconds wait = Step();
     lock.lock();
     if (wait > nanoseconds::zero()) {
-      stop_cv_.wait_for(lock, wait, [&] { return stopping_; });
+      wake_cv_.wait_for(lock, wait, [&] { return stopping_ || batches_finished_ != finished; });
     }
   }
 }
 
+void ClickHouseForwarder::Send() {
+  std::unique_ptr<ClickHouseClient> client;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    InFlight* job = nullptr;
+    work_cv_.wait(lock, [&] {
+      if (stopping_) return true;
+      for (const std::unique_ptr<InFlight>& entry : in_flight_) {
+        if (!entry->taken) {
+          job = entry.get();
+          return true;
+        }
+      }
+      return false;
+    });
+    if (stopping_) return;
+    job->taken = true;
+    lock.unlock();
+    Status sent;
+    ClickHouseFailure failure = ClickHouseFailure::kNotSent;
+    if (client == nullptr) {
+      Result<std::unique_ptr<ClickHouseClient>> made =
+          ClickHouseClient::Create(options_.endpoint, &cancel_);
+      if (made.ok()) {
+        client = std::move(made).value();
+      } else {
+        sent = made.status();
+      }
+    }
+    if (client != nullptr) {
+      sent = client->Insert(insert_statement_, job->batch.rows);
+      failure = client->failure();
+    }
+    lock.lock();
+    job->outcome = std::move(sent);
+    job->failure = failure;
+    job->done = true;
+    ++batches_finished_;
+    wake_cv_.notify_all();
+  }
+}
+
 nanoseconds ClickHouseForwarder::Step() {
+  // Retention adds to the lost count behind our back: read the row again.
+  Result<ForwardProgress> progress = cursor_->Load();
+  if (!progress.ok()) return RecordFailure(progress.status());
+  progress_ = progress.value();
+  Result<uint64_t> backlog = reader_->SpanCountAfter(progress_.page_id);
+  if (!backlog.ok()) return RecordFailure(backlog.status());
+  Publish(backlog.value());
+
   if (client_ == nullptr) {
     Result<std::unique_ptr<ClickHouseClient>> client =
         ClickHouseClient::Create(options_.endpoint, &cancel_);
@@ -112,59 +181,117 @@ nanoseconds ClickHouseForwarder::Step() {
     if (Status created = EnsureSchema(); !created.ok()) return RecordFailure(created);
     schema_ready_ = true;
   }
-  // Retention adds to the lost count behind our back: read the row again.
-  Result<ForwardProgress> progress = cursor_->Load();
-  if (!progress.ok()) return RecordFailure(progress.status());
-  progress_ = progress.value();
-  Result<uint64_t> backlog = reader_->SpanCountAfter(progress_.page_id);
-  if (!backlog.ok()) return RecordFailure(backlog.status());
-  Publish(backlog.value());
-  if (backlog.value() == 0) return options_.flush_interval;
-  const auto flush_at = last_flush_ + options_.flush_interval;
-  const auto now = std::chrono::steady_clock::now();
-  if (backlog.value() < options_.batch_spans && now < flush_at) return flush_at - now;
-
-  Batch batch;
-  if (Status read = ReadBatch(&batch); !read.ok()) return RecordFailure(read);
-  if (batch.pages.empty()) return options_.flush_interval;  // retention took them
-  // Pages go in id order: once a check finds none of a batch's pages in
-  // ClickHouse, it holds none of the later ones either.
-  bool some_were_there = false;
-  if (maybe_ahead_) {
-    Result<bool> checked = DropPagesAlreadyThere(&batch);
-    if (!checked.ok()) return RecordFailure(checked.status());
-    some_were_there = checked.value();
+  if (!knows_highest_there_) {
+    Result<uint64_t> highest = HighestPageThere();
+    if (!highest.ok()) return RecordFailure(highest.status());
+    ahead_through_page_ = std::max(ahead_through_page_, highest.value());
+    knows_highest_there_ = true;
   }
-  if (!batch.rows.empty()) {
-    if (Status sent = client_->Insert(insert_statement_, batch.rows); !sent.ok()) {
-      if (client_->failure() == ClickHouseFailure::kUnknown) maybe_ahead_ = true;
-      // A refusal may mean the tables are gone: create them again first.
-      if (client_->failure() == ClickHouseFailure::kRefused) schema_ready_ = false;
-      return RecordFailure(sent);
-    }
-  }
-  Result<ForwardProgress> advanced = cursor_->Advance(batch.pages);
-  if (!advanced.ok()) {
-    maybe_ahead_ = true;  // ClickHouse holds the batch; the cursor does not say so
-    return RecordFailure(advanced.status());
-  }
-  progress_ = advanced.value();
-  maybe_ahead_ = some_were_there;
-  last_flush_ = std::chrono::steady_clock::now();
-  retry_delay_ = options_.min_retry_delay;
+  if (Status settled = SettleFinished(); !settled.ok()) return RecordFailure(settled);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (in_flight_.size() >= std::max<size_t>(1, options_.max_batches_in_flight)) {
+      return options_.flush_interval;  // until one finishes
+    }
+    for (const std::unique_ptr<InFlight>& entry : in_flight_) {
+      // One failed: hand out nothing more until SettleFinished has it.
+      if (entry->done && !entry->outcome.ok()) return options_.flush_interval;
+    }
+  }
+  Result<uint64_t> waiting = reader_->SpanCountAfter(read_after_page_);
+  if (!waiting.ok()) return RecordFailure(waiting.status());
+  if (waiting.value() == 0) return options_.flush_interval;
+  const auto flush_at = last_flush_ + options_.flush_interval;
+  const auto now = std::chrono::steady_clock::now();
+  if (waiting.value() < options_.batch_spans && now < flush_at) return flush_at - now;
+
+  auto entry = std::make_unique<InFlight>();
+  Batch& batch = entry->batch;
+  if (Status read = ReadBatch(&batch); !read.ok()) return RecordFailure(read);
+  if (batch.pages.empty()) return options_.flush_interval;  // retention took them
+  if (batch.pages.front().id <= ahead_through_page_) {
+    if (Status checked = DropPagesAlreadyThere(&batch); !checked.ok()) {
+      return RecordFailure(checked);
+    }
+  }
+  read_after_page_ = batch.pages.back().id;
+  last_flush_ = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (batch.rows.empty()) {  // all there already
+      entry->taken = entry->done = true;
+      ++batches_finished_;
+    }
+    in_flight_.push_back(std::move(entry));
+  }
+  work_cv_.notify_one();
+  return nanoseconds::zero();
+}
+
+Result<uint64_t> ClickHouseForwarder::HighestPageThere() {
+  const std::string sql = "SELECT max(page_id) FROM " + options_.tables.InsertTable() +
+                          " WHERE node = " + SqlString(options_.node) +
+                          " AND store_id = " + SqlUInt(progress_.store_id) + " FORMAT RowBinary";
+  Result<std::string> answer = client_->Query(sql);
+  if (!answer.ok()) return answer.status();
+  RowBinaryReader reader(answer.value());
+  const uint64_t highest = reader.Int<uint64_t>();
+  if (!reader.status().ok() || !reader.AtEnd()) {
+    return Status::Unavailable("ClickHouse at " + client_->redacted_url() +
+                               ": unexpected answer to the highest page check");
+  }
+  return highest;
+}
+
+Status ClickHouseForwarder::SettleFinished() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!in_flight_.empty() && in_flight_.front()->done) {
+    if (!in_flight_.front()->outcome.ok()) break;
+    std::unique_ptr<InFlight> head = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    lock.unlock();
+    Result<ForwardProgress> advanced = cursor_->Advance(head->batch.pages);
+    if (!advanced.ok()) {
+      // ClickHouse holds the batch; the cursor does not say so.
+      ahead_through_page_ = std::max(ahead_through_page_, head->batch.pages.back().id);
+      lock.lock();
+      in_flight_.push_front(std::move(head));
+      in_flight_.front()->outcome = advanced.status();
+      break;
+    }
+    progress_ = advanced.value();
+    retry_delay_ = options_.min_retry_delay;
+    lock.lock();
     if (!status_.last_error.empty()) {
       LogInfo("forwarding to ClickHouse at {} works again", status_.url);
     }
     status_.last_error.clear();
     status_.last_sent_unix_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
+    status_.spans_sent = progress_.spans_sent;
+    status_.batches_sent = progress_.batches_sent;
+    // What was waiting less what went; spans stored meanwhile count next step.
+    status_.backlog_spans -= std::min(status_.backlog_spans, head->batch.spans());
   }
-  // What was waiting less what went; spans stored meanwhile count next step.
-  Publish(backlog.value() - std::min(backlog.value(), batch.spans()));
-  return nanoseconds::zero();
+  if (in_flight_.empty() || !in_flight_.front()->done) return Status::Ok();
+  // The head failed: send nothing more, and wait for what is out (the
+  // batches after it may land or not; the checks sort that out).
+  Status failed = in_flight_.front()->outcome;
+  const ClickHouseFailure failure = in_flight_.front()->failure;
+  // Senders finish theirs even when stopping: cancel_ cuts them short.
+  for (std::unique_ptr<InFlight>& entry : in_flight_) {
+    if (!entry->taken) entry->taken = entry->done = true;
+  }
+  wake_cv_.wait(lock, [&] {
+    return std::all_of(in_flight_.begin(), in_flight_.end(),
+                       [](const std::unique_ptr<InFlight>& entry) { return entry->done; });
+  });
+  ahead_through_page_ = std::max(ahead_through_page_, read_after_page_);
+  in_flight_.clear();
+  read_after_page_ = progress_.page_id;
+  // A refusal may mean the tables are gone: create them again first.
+  if (failure == ClickHouseFailure::kRefused) schema_ready_ = false;
+  return failed;
 }
-
 Status ClickHouseForwarder::EnsureSchema() {
   for (const std::string& statement : SchemaStatements(options_.tables)) {
     Result<std::string> done = client_->Query(statement, SchemaSettings());
@@ -181,12 +308,13 @@ Status ClickHouseForwarder::ReadBatch(Batch* batch) {
   Result<SqliteTransaction> snapshot = reader_->Snapshot();
   if (!snapshot.ok()) return snapshot.status();
   Result<std::vector<StoredSpanPage>> pages =
-      reader_->PagesAfter(progress_.page_id, options_.batch_spans);
+      reader_->PagesAfter(read_after_page_, options_.batch_spans);
   if (!pages.ok()) return pages.status();
   StringCache strings(*reader_);
   const StringLookup lookup = strings.AsLookup();
   std::map<SessionId, std::optional<SessionRecord>> sessions;
   RowBinaryWriter writer;
+  writer.Reserve(largest_batch_bytes_);  // no copies while the rows grow
   for (const StoredSpanPage& page : pages.value()) {
     auto [it, inserted] = sessions.try_emplace(page.session);
     if (inserted) {
@@ -203,11 +331,12 @@ Status ClickHouseForwarder::ReadBatch(Batch* batch) {
     batch->ends.push_back(writer.bytes().size());
   }
   if (!strings.status().ok()) return strings.status();
+  largest_batch_bytes_ = std::max(largest_batch_bytes_, writer.bytes().size());
   batch->rows = writer.Take();
   return Status::Ok();
 }
 
-Result<bool> ClickHouseForwarder::DropPagesAlreadyThere(Batch* batch) {
+Status ClickHouseForwarder::DropPagesAlreadyThere(Batch* batch) {
   const std::string sql = "SELECT page_id, count() FROM " + options_.tables.InsertTable() +
                           " WHERE node = " + SqlString(options_.node) +
                           " AND store_id = " + SqlUInt(progress_.store_id) +
@@ -241,11 +370,11 @@ Result<bool> ClickHouseForwarder::DropPagesAlreadyThere(Batch* batch) {
     begin = batch->ends[i];
   }
   if (skipped > 0) {
-    LogInfo("ClickHouse at {} already held {} spans of the batch after page {}: not sent again",
-            client_->redacted_url(), skipped, progress_.page_id);
+    LogInfo("ClickHouse at {} already held {} spans of the batch from page {}: not sent again",
+            client_->redacted_url(), skipped, batch->pages.front().id);
   }
   batch->rows = std::move(rows);
-  return skipped > 0;
+  return Status::Ok();
 }
 
 nanoseconds ClickHouseForwarder::RecordFailure(const Status& status) {

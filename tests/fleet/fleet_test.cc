@@ -15,14 +15,19 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "answer_dropping_proxy.h"
 #include "clickhouse_server.h"
 #include "daemon_process.h"
 #include "forward/clickhouse_client.h"
+#include "forward/clickhouse_schema.h"
 #include "forward/row_binary.h"
+#include "forward/span_rows.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "storage/sqlite_connection.h"
 #include "subprocess.h"
@@ -182,14 +187,75 @@ class Node {
 };
 
 // Runs `sql` on `url`; "" (and a test failure) when it fails.
-std::string ClickHouseQuery(const std::string& url, const std::string& sql) {
+std::string ClickHouseQuery(const std::string& url, const std::string& sql,
+                            const daemon::ClickHouseClient::Settings& settings = {}) {
   daemon::ClickHouseEndpoint endpoint;
   endpoint.url = url;
   auto client = daemon::ClickHouseClient::Create(endpoint);
   EXPECT_TRUE(client.ok());
-  auto answer = client.value()->Query(sql);
+  auto answer = client.value()->Query(sql, settings);
   EXPECT_TRUE(answer.ok()) << answer.status().message();
   return answer.ok() ? answer.value() : "";
+}
+
+// Runs `command` with /bin/sh; its exit code (-1 when it did not end in 10 minutes).
+int RunShell(const std::string& command) {
+  Subprocess shell({"/bin/sh", "-c", command});
+  const auto status = shell.Wait(600s);
+  if (!status || status->code != 0) ADD_FAILURE() << command << ": " << shell.stderr_text();
+  return status ? status->code : -1;
+}
+
+// Stores the spans of `runs` producers, one after another (each
+// `threads` x `ops` op pairs, rings of `ring_capacity` events: a session
+// and at least one span page each), with a node of `folder` that does not
+// forward, and stops it: a backlog for a forwarding node of `folder`.
+// Returns the spans stored (0, and a test failure, when something failed).
+uint64_t StoreBacklog(const std::string& folder, const std::string& name, int runs, int threads,
+                      long ops, uint32_t ring_capacity) {
+  Node idle(folder, name, "");
+  if (!idle.Start()) {
+    ADD_FAILURE() << idle.daemon().log();
+    return 0;
+  }
+  for (int run = 0; run < runs; ++run) {
+    const auto exited =
+        idle.StartProducer({"--threads", std::to_string(threads), "--ops", std::to_string(ops)},
+                           name, ring_capacity)
+            ->Wait(600s);
+    if (!exited.has_value()) {
+      ADD_FAILURE() << "producer " << run << " did not exit";
+      return 0;
+    }
+  }
+  const bool stored = WaitUntil(
+      [&] {
+        const std::vector<v1::Session> sessions = idle.Sessions();
+        for (const v1::Session& session : sessions) {
+          if (session.state() == v1::SESSION_STATE_RUNNING) return false;
+        }
+        return sessions.size() == static_cast<size_t>(runs) &&
+               idle.Status().writer_backlog_batches() == 0;
+      },
+      120s);
+  // Counted here: a GetStats beside a forwarder would take its CPU.
+  const uint64_t spans = stored ? idle.StoredSpans() : 0;
+  EXPECT_TRUE(stored) << idle.daemon().log();
+  EXPECT_EQ(idle.daemon().Stop(), 0);
+  return spans;
+}
+
+// Rows and distinct spans of `node` in `table` of `url`.
+std::pair<uint64_t, uint64_t> RowsAndSpansThere(const std::string& url, const std::string& table,
+                                                const std::string& node) {
+  const std::string answer =
+      ClickHouseQuery(url, "SELECT count(), uniqExact(session_id, op_id) FROM " + table +
+                               " WHERE node = '" + node + "' FORMAT RowBinary");
+  daemon::RowBinaryReader reader(answer);  // borrows `answer`
+  const uint64_t rows = reader.Int<uint64_t>();
+  const uint64_t distinct = reader.Int<uint64_t>();
+  EXPECT_TRUE(reader.status().ok()) << reader.status().message();
+  return {rows, distinct};
 }
 
 testing::ExitStatus RunCli(const std::vector<std::string>& args, std::string* out) {
@@ -448,6 +514,80 @@ TEST_F(FleetTest, Restart_CursorBehindClickHouse_NoPageSentTwice) {
   EXPECT_EQ(reader.Int<uint64_t>(), stored) << "every span once";
 }
 
+// Batches land in any order while several are in flight, and the daemon
+// is killed (SIGKILL) up to three times mid-pipeline, each time once more
+// batches were acknowledged, with batches out and maybe acknowledged ones
+// whose cursor commit it never made: after the last start ClickHouse
+// holds every span once.
+TEST_F(FleetTest, Restart_KilledMidPipeline_EverySpanOnce) {
+  const std::string folder = folder_.path() + "/pipeline";
+  std::filesystem::create_directories(folder);
+  constexpr int kRuns = 30;
+  const uint64_t stored = StoreBacklog(folder, "node-p", kRuns, 1, 2000, 65536);
+  ASSERT_EQ(stored, kRuns * (2u * 2000 + 1));
+  // Small batches: many of them, several in flight at any time.
+  Node node(folder, "node-p", servers_[0]->url(),
+            "forward_clickhouse_batch_spans = 2000\nforward_clickhouse_flush_interval = "
+            "\"100ms\"\n");
+  uint64_t sent_before = 0;
+  int kills = 0;
+  for (; kills < 3; ++kills) {
+    ASSERT_TRUE(node.Start()) << node.daemon().log();
+    ASSERT_TRUE(WaitUntil([&] { return node.Status().forward().spans_sent() > sent_before; }, 60s))
+        << node.Status().forward().DebugString();
+    if (node.Status().forward().spans_sent() == stored) break;  // all sent before the kill
+    node.daemon().Kill();
+    auto db = daemon::SqliteConnection::Open(node.daemon().db_path(),
+                                             daemon::SqliteOpenMode::kReadOnly, 5000);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    auto select = db.value()->Prepare("SELECT spans_sent FROM forward_cursor");
+    ASSERT_TRUE(select.ok()) << select.status().message();
+    const auto row = select.value().Step();
+    ASSERT_TRUE(row.ok() && row.value()) << "no forward_cursor row";
+    sent_before = select.value().ColumnUint64(0);
+  }
+  EXPECT_GE(kills, 1) << "the daemon was never killed with a backlog";
+  if (kills == 3) {  // killed, not running: the last start
+    ASSERT_TRUE(node.Start()) << node.daemon().log();
+  }
+  ASSERT_TRUE(node.WaitForwarded(kRuns, 120s)) << node.Status().forward().DebugString();
+  const auto [rows, distinct] =
+      RowsAndSpansThere(servers_[0]->url(), "optrace.spans_local", "node-p");
+  EXPECT_EQ(rows, stored) << "rows in ClickHouse vs spans stored locally";
+  EXPECT_EQ(distinct, stored);
+  EXPECT_EQ(node.Status().forward().spans_sent(), stored);
+}
+
+// Three INSERTs that ClickHouse applied but whose answers never came (the
+// proxy closes their connections instead), with other batches in flight
+// around them: the forwarder finds those pages there, and every span is in
+// ClickHouse once.
+TEST_F(FleetTest, UnknownOutcome_AnswersLostMidPipeline_EverySpanOnce) {
+  const std::string folder = folder_.path() + "/unknown";
+  std::filesystem::create_directories(folder);
+  constexpr int kRuns = 30;
+  const uint64_t stored = StoreBacklog(folder, "node-u", kRuns, 1, 2000, 65536);
+  ASSERT_EQ(stored, kRuns * (2u * 2000 + 1));
+  testing::AnswerDroppingProxy proxy(servers_[0]->ports().http);
+  ASSERT_TRUE(proxy.ok());
+  proxy.DropInsertAnswers(3);
+  Node node(folder, "node-u", proxy.url(),
+            "forward_clickhouse_batch_spans = 2000\nforward_clickhouse_flush_interval = "
+            "\"100ms\"\n");
+  ASSERT_TRUE(node.Start()) << node.daemon().log();
+  ASSERT_TRUE(node.WaitForwarded(kRuns, 120s)) << node.Status().forward().DebugString();
+  EXPECT_EQ(proxy.dropped(), 3);
+  const v1::ForwardStatus forward = node.Status().forward();
+  EXPECT_GE(forward.errors(), 1u);
+  EXPECT_EQ(forward.last_error(), "");
+  EXPECT_NE(node.daemon().log().find("already held "), std::string::npos) << node.daemon().log();
+  const auto [rows, distinct] =
+      RowsAndSpansThere(servers_[0]->url(), "optrace.spans_local", "node-u");
+  EXPECT_EQ(rows, stored) << "rows in ClickHouse vs spans stored locally";
+  EXPECT_EQ(distinct, stored);
+  EXPECT_EQ(forward.spans_sent(), stored);
+}
+
 // A ClickHouse table by the configured name that is not optrace's: every
 // INSERT and every fleet query is refused. The node keeps storing and
 // answering local queries, counts and shows the error, and fleet queries
@@ -518,6 +658,8 @@ TEST(FleetWithoutClickHouseTest, FleetStats_NoForwarding_FailedPreconditionNames
 // forwarding off, then a daemon that forwards them, timed from its start
 // until ClickHouse has acknowledged them all. Not run by default:
 //   fleet_integration_tests --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'
+// (tests/bench/forward_vs_clickhouse.sh), beside clickhouse-client inserting
+// the same rows in RowBinary into the same server.
 // OPTRACE_BENCH_SPANS_M (millions of ops per thread, 4 threads, two spans
 // an op; default 0.25, at most 0.5 so that each thread's ring holds all of
 // its events and none is dropped) sets the size.
@@ -530,29 +672,26 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
     const std::string folder = folder_.path() + (gzip ? "/bench-gzip" : "/bench");
     std::filesystem::create_directories(folder);
     const std::string name = gzip ? "bench-gzip" : "bench";
-    {
-      Node idle(folder, name, "");
-      ASSERT_TRUE(idle.Start()) << idle.daemon().log();
-      auto producer =
-          idle.StartProducer({"--threads", "4", "--ops", std::to_string(ops)}, name, kRingCapacity);
-      ASSERT_TRUE(producer->Wait(600s).has_value());
+    const uint64_t stored = StoreBacklog(folder, name, 1, 4, ops, kRingCapacity);
+    ASSERT_GT(stored, 0u);
+    // Each timed phase starts with the server idle: no merge of the parts
+    // that the phase before it wrote.
+    const auto wait_for_merges = [&] {
       ASSERT_TRUE(WaitUntil(
           [&] {
-            const std::vector<v1::Session> sessions = idle.Sessions();
-            return sessions.size() == 1 && sessions[0].state() != v1::SESSION_STATE_RUNNING &&
-                   idle.Status().writer_backlog_batches() == 0;
+            const std::string answer = ClickHouseQuery(
+                servers_[0]->url(), "SELECT count() FROM system.merges FORMAT RowBinary");
+            daemon::RowBinaryReader merges(answer);
+            return merges.Int<uint64_t>() == 0 && merges.status().ok();
           },
-          120s));
-      ASSERT_EQ(idle.daemon().Stop(), 0);
-    }
+          300s));
+    };
+    wait_for_merges();
     Node forwarding(folder, name, servers_[0]->url(),
                     std::string("forward_clickhouse_flush_interval = \"100ms\"\n") +
                         (gzip ? "forward_clickhouse_gzip = true\n" : ""));
     const auto start = std::chrono::steady_clock::now();
     ASSERT_TRUE(forwarding.Start()) << forwarding.daemon().log();
-    // The database holds every span by now: the idle daemon stored them all
-    // before it exited.
-    const uint64_t stored = forwarding.StoredSpans();
     ASSERT_TRUE(WaitUntil(
         [&] {
           const v1::GetStatusResponse status = forwarding.Status();
@@ -571,6 +710,43 @@ TEST_F(FleetTest, DISABLED_Throughput_StoredBacklog_SpansPerSecond) {
         static_cast<unsigned long long>(forward.batches_sent()), seconds,
         static_cast<double>(stored) / seconds, gzip ? "on" : "off");
     EXPECT_EQ(forward.errors(), 0u) << forward.last_error();
+
+    // The baseline, in the same run on the same server: clickhouse-client
+    // inserting the same rows, in RowBinary, into a table like the span
+    // table (the rows read back from ClickHouse into a file first).
+    std::string columns;
+    for (const std::string_view column : daemon::SpanColumns()) {
+      columns += (columns.empty() ? "" : ", ") + std::string(column);
+    }
+    const std::string client = "clickhouse-client --host 127.0.0.1 --port " +
+                               std::to_string(servers_[0]->ports().tcp) +
+                               " --allow_experimental_low_cardinality_type=1 --query ";
+    const std::string rows_file = folder + "/rows.bin";
+    ASSERT_EQ(RunShell(client + "\"SELECT " + columns + " FROM optrace.spans_local WHERE node = '" +
+                       name + "' FORMAT RowBinary\" > " + rows_file),
+              0);
+    const std::string url = servers_[0]->url();
+    ClickHouseQuery(url, "DROP TABLE IF EXISTS optrace.spans_copy");
+    ClickHouseQuery(url, "CREATE TABLE optrace.spans_copy AS optrace.spans_local",
+                    daemon::SchemaSettings());
+    wait_for_merges();
+    const auto insert_start = std::chrono::steady_clock::now();
+    ASSERT_EQ(RunShell(client + "\"INSERT INTO optrace.spans_copy (" + columns +
+                       ") FORMAT RowBinary\" < " + rows_file),
+              0);
+    const double insert_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - insert_start).count();
+    const std::string copy_count =
+        ClickHouseQuery(url, "SELECT count() FROM optrace.spans_copy FORMAT RowBinary");
+    daemon::RowBinaryReader copied(copy_count);
+    EXPECT_EQ(copied.Int<uint64_t>(), stored);
+    std::printf(
+        "clickhouse-client inserted the same %llu rows (RowBinary, %.0f MB) in %.2f s: %.0f "
+        "rows/s; the forwarder ran at %.0f%% of it\n",
+        static_cast<unsigned long long>(stored),
+        static_cast<double>(std::filesystem::file_size(rows_file)) / 1e6, insert_seconds,
+        static_cast<double>(stored) / insert_seconds, 100.0 * insert_seconds / seconds);
+    std::filesystem::remove(rows_file);
   }
 }
 
