@@ -99,7 +99,7 @@ LoadRun RunLoad(StoreView& store, int pairs_per_second, double seconds) {
   if (!session) return run;
   const auto done = DoneCounts(*load);
   run.written = done.at("launches") + done.at("completes");
-  run.stored = store.Stored(session->id).events;
+  run.stored = CountStored(store, session->id).events;
   return run;
 }
 
