@@ -29,23 +29,9 @@ for t in cmake sqlite3 /usr/bin/python3; do
   command -v $t >/dev/null || { echo "burst: needs $t (deploy/install-deps.sh)" >&2; exit 1; }
 done
 
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$repo}"
-. "$repo/tools/ccache-env.sh"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPTRACE_WERROR=ON >&2
-fi
-cmake --build "$build" -j "${OPTRACE_BUILD_JOBS:-2}" --target bench_burst_producer optraced >&2
-
-tmp=$(mktemp -d /tmp/optrace-burst.XXXXXX)
-export OPTRACE_NAMESPACE=burst$$
-daemon=""
-. "$here/lttng_session.sh"
-cleanup() {
-  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-  lttng_stop_sessiond
-  rm -rf "$tmp" /dev/shm/"$OPTRACE_NAMESPACE".* 2>/dev/null || true
-}
-trap cleanup EXIT
+. "$here/bench_scratch.sh"
+bench_build "$build" bench_burst_producer optraced
+bench_scratch burst
 notes="$tmp/notes.txt"
 results="$tmp/results.tsv"  # tracer rate threads round issued_events stored_events seconds dropped
 : >"$notes"; : >"$results"

@@ -39,26 +39,9 @@ for t in cmake python3 sqlite3; do
 done
 
 # ---- build -------------------------------------------------------------------
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$repo}"
-. "$repo/tools/ccache-env.sh"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  generator=()
-  if command -v ninja >/dev/null; then generator=(-G Ninja); fi
-  cmake -S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DOPTRACE_WERROR=ON >&2
-fi
-cmake --build "$build" -j "${OPTRACE_BUILD_JOBS:-2}" --target bench_side_by_side optraced >&2
-
-tmp=$(mktemp -d /tmp/optrace-sbs.XXXXXX)
-export OPTRACE_NAMESPACE=sbs$$
-daemon=""
-. "$here/lttng_session.sh"
-cleanup() {
-  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-  lttng_stop_sessiond
-  rm -rf "$tmp" /dev/shm/"$OPTRACE_NAMESPACE".* 2>/dev/null || true
-}
-trap cleanup EXIT
+. "$here/bench_scratch.sh"
+bench_build "$build" bench_side_by_side optraced
+bench_scratch sbs
 
 notes="$tmp/notes.txt"         # rows that cannot run, and why
 results="$tmp/results.tsv"     # rate row threads round ns_per_pair dropped pairs pairs_per_s
