@@ -88,6 +88,6 @@ a trip through device memory saved (there, run the demo with --device gpu).
 Next:
   $optrace sessions --all
   $optrace ops $fused --limit 20
-  $optrace export $fused --format chrome -o fused.json   (open in https://ui.perfetto.dev)
+  $optrace export $fused --format perfetto -o fused.pftrace   (open in https://ui.perfetto.dev)
   $optrace tail --level=trace       (then run any traced program)
 EOF
