@@ -4,8 +4,8 @@ second thread running ops. Prints a JSON report of what it did:
 {"pid", "line_forward", "thread_ops"}.
 
 Usage: train_program.py STEPS [--profile PATH]   (with --profile, the
-same steps run under torch.autograd.profiler and the counts of its events
-per name are written to PATH as JSON).
+same steps, without the thread, run under torch.autograd.profiler and the
+counts of its events per name are written to PATH as JSON).
 """
 
 import json
@@ -36,8 +36,8 @@ def train(steps):
     target = torch.randn(8, 4)
     for _ in range(steps):
         optimiser.zero_grad()
-        loss = torch.nn.functional.mse_loss(model(x), target)
-        loss.backward()
+        loss = (model(x) * target).sum()
+        loss.backward()  # site:backward
         optimiser.step()
 
 
@@ -52,17 +52,22 @@ def main():
     profile = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--profile" else None
 
     def run():
-        worker = threading.Thread(target=thread_ops, args=(50,))
-        worker.start()
-        worker.join()
+        # The profiler sees the ops of the thread that started it only:
+        # the cross-check runs one thread.
+        if not profile:
+            worker = threading.Thread(target=thread_ops, args=(50,))
+            worker.start()
+            worker.join()
         train(steps)
 
     if profile:
         with torch.autograd.profiler.profile(record_shapes=True) as prof:
             run()
+        # Its raw records: function_events drops an event whose only child
+        # has its name (aten::div_ calling aten::div_), judged by time.
         counts = {}
-        for event in prof.function_events:
-            counts[event.name] = counts.get(event.name, 0) + 1
+        for event in prof.kineto_results.events():
+            counts[event.name()] = counts.get(event.name(), 0) + 1
         with open(profile, "w") as f:
             json.dump(counts, f)
     else:
