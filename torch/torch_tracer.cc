@@ -130,10 +130,15 @@ void EndOp(const at::RecordFunction& fn) {
   OpStack* const stack_block = nvtx::ThreadBlock<OpStack>::Get();
   if (stack_block == nullptr) return;
   OpStack& stack = *stack_block;
-  // Not ours: begun while untraced, or an async op ending on another thread.
-  if (stack.depth == 0 || stack.ops[stack.depth - 1].fn != &fn) return;
-  const OpenOp& op = stack.ops[--stack.depth];
-  optrace_op_end(&op.desc, op.id, 0);
+  // Usually the innermost op. Ops above it are ones whose end ran on
+  // another thread (async): they stay open, as incomplete spans. Not found:
+  // begun while untraced, or begun on another thread.
+  for (size_t i = stack.depth; i-- > 0;) {
+    if (stack.ops[i].fn != &fn) continue;
+    stack.depth = i;
+    optrace_op_end(&stack.ops[i].desc, stack.ops[i].id, 0);
+    return;
+  }
 }
 
 std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {

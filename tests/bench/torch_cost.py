@@ -12,7 +12,9 @@ interleaved round by round:
   off       optrace.torch enabled, live level off (its callback disabled)
   trace     optrace.torch enabled, level trace, a real optraced draining
   profiler  torch.autograd.profiler.profile(record_shapes=True)
-Medians over the rounds; per-op overhead = (median - plain median) / ops
+Times are the process's CPU time (the build machines are shared: wall time
+holds the waits for a core); one intra-op thread. Medians over the rounds;
+per-op overhead = (median - plain median) / ops
 per step (ops counted by the floor callback).
 
   tests/bench/torch_cost.py --build build [--rounds 5]
@@ -24,6 +26,7 @@ import ctypes
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -31,9 +34,9 @@ import tempfile
 import time
 
 MODELS = {  # name: (steps per eval run, steps per train run)
-    "linear": (3000, 1000),
-    "resnet18": (60, 20),
-    "transformer": (400, 150),
+    "linear": (1000, 300),
+    "resnet18": (20, 8),
+    "transformer": (150, 50),
 }
 CONFIGS = ("plain", "floor", "off", "trace", "profiler")
 
@@ -85,15 +88,15 @@ def worker(args):
     ops_before = floor.optrace_bench_floor_ops() if floor else 0
     if args.config == "profiler":
         with torch.autograd.profiler.profile(record_shapes=True):
-            start = time.perf_counter()
+            start = time.process_time()
             for _ in range(args.steps):
                 step()
-            seconds = time.perf_counter() - start
+            seconds = time.process_time() - start
     else:
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(args.steps):
             step()
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
     ops = (floor.optrace_bench_floor_ops() - ops_before) / args.steps if floor else 0
     print(json.dumps({"us_per_step": seconds / args.steps * 1e6, "ops_per_step": ops}))
 
@@ -190,6 +193,7 @@ def main():
     args.build = os.path.abspath(args.build)
     floor = os.path.join(args.build, "tests", "bench", "liboptrace_bench_torch_floor.so")
     daemon = Daemon(args.build)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         if args.rss:
             for config in ("plain", "trace", "profiler"):
