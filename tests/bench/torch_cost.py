@@ -98,7 +98,8 @@ def worker(args):
             step()
         seconds = time.process_time() - start
     ops = (floor.optrace_bench_floor_ops() - ops_before) / args.steps if floor else 0
-    print(json.dumps({"us_per_step": seconds / args.steps * 1e6, "ops_per_step": ops}))
+    print(json.dumps({"us_per_step": seconds / args.steps * 1e6, "ops_per_step": ops,
+                      "pid": os.getpid()}))
 
 
 def rss_kib():
@@ -156,6 +157,19 @@ class Daemon:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def count_drops(daemon, pid, drops):
+    """Adds the stored spans and dropped events of process `pid`'s session."""
+    import optrace
+    with optrace.Client(socket=daemon.socket) as client:
+        for _ in range(100):
+            session = next((s for s in client.sessions(all=True) if s.pid == pid), None)
+            if session is not None and session.state != "running":
+                drops["spans"] += session.spans
+                drops["dropped"] += session.drops.total
+                return
+            time.sleep(0.1)
+
+
 def run_worker(args, env, *worker_args):
     out = subprocess.run([sys.executable, os.path.abspath(__file__), *worker_args],
                          env=env, capture_output=True, text=True, timeout=1200)
@@ -165,9 +179,9 @@ def run_worker(args, env, *worker_args):
 
 
 def environment(args, config):
-    env = dict(os.environ, OPTRACE_NAMESPACE=f"torchbench{os.getpid()}",
-               PYTHONPATH=os.path.join(args.build, "python"),
-               OPTRACE_LEVEL="trace" if config == "trace" else "off")
+    env = dict(os.environ, PYTHONPATH=os.path.join(args.build, "python"),
+               OPTRACE_LEVEL="trace" if config == "trace" else "off",
+               OPTRACE_RING_CAPACITY="262144")
     env.pop("OPTRACE_SINK", None)
     return env
 
@@ -191,7 +205,10 @@ def main():
         return rss_worker(args)
 
     args.build = os.path.abspath(args.build)
+    sys.path.insert(0, os.path.join(args.build, "python"))
     floor = os.path.join(args.build, "tests", "bench", "liboptrace_bench_torch_floor.so")
+    # The daemon and the workers see only this run's namespace.
+    os.environ["OPTRACE_NAMESPACE"] = f"torchbench{os.getpid()}"
     daemon = Daemon(args.build)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
@@ -202,6 +219,7 @@ def main():
                 print(f"rss {config}: " + " ".join(f"{i}:{kib // 1024}MiB" for i, kib in samples))
             return
         results = {}
+        drops = {"spans": 0, "dropped": 0}
         for _ in range(args.rounds):
             for model in args.models.split(","):
                 for mode_index, mode in enumerate(("eval", "train")):
@@ -210,6 +228,8 @@ def main():
                         r = run_worker(args, environment(args, config), "--worker", model, mode,
                                        config, str(steps), "--floor", floor)
                         results.setdefault((model, mode), {}).setdefault(config, []).append(r)
+                        if config == "trace":
+                            count_drops(daemon, r["pid"], drops)
         print("| model | mode | ops/step | plain µs/step | " +
               " | ".join(f"{c} ns/op" for c in CONFIGS[1:]) + " | off vs plain | trace/profiler "
               "| trace/floor |")
@@ -223,6 +243,7 @@ def main():
                   f" | {(med['off'] / med['plain'] - 1) * 100:+.1f}% | "
                   f"{per_op['trace'] / per_op['profiler']:.2f} | "
                   f"{per_op['trace'] / per_op['floor']:.2f} |")
+        print(f"trace runs: {drops['spans']} spans stored, {drops['dropped']} events dropped")
     finally:
         daemon.stop()
 
