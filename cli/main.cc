@@ -349,12 +349,15 @@ void AddRun(CLI::App& app, Commands& c, Actions* actions) {
       "The summary goes to stderr; the exit code is the command's.\n"
       "Examples:\n  optrace run -- ./my_runtime --steps 10\n"
       "  optrace run --label fused -- optrace-demo --mode fused\n"
-      "  optrace run --nvtx -- python train.py");
+      "  optrace run --nvtx -- python train.py\n"
+      "  optrace run --torch -- python3 train.py");
   run->add_option("--label", c.run.label, "the session label (OPTRACE_SESSION)");
   AddWordOption(run, "--level", &c.run.level, ParseLevelWord, LevelNameList(),
                 "the level the command traces at (OPTRACE_LEVEL; default trace)");
   run->add_flag("--nvtx", c.run.nvtx,
                 "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
+  run->add_flag("--torch", c.run.torch,
+                "also trace the command's PyTorch ops, without changing it (optrace.torch)");
   run->add_option("COMMAND", c.run.command, "the command and its arguments, after --")->required();
   AddConnectedAction(actions, run, c.connection, RunRun, c.run);
 }

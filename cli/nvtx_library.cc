@@ -26,8 +26,10 @@ std::vector<std::string> NvtxLibraryCandidates() {
   return out;
 }
 
-std::string FindNvtxLibrary() {
-  for (const std::string& path : NvtxLibraryCandidates()) {
+std::string FindNvtxLibrary() { return FirstReadable(NvtxLibraryCandidates()); }
+
+std::string FirstReadable(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
     if (::access(path.c_str(), R_OK) == 0) return std::filesystem::absolute(path).string();
   }
   return "";

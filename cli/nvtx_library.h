@@ -17,6 +17,10 @@ std::vector<std::string> NvtxLibraryCandidates();
 // $OPTRACE_NVTX_LIBRARY is the only candidate: it is never second-guessed.
 std::string FindNvtxLibrary();
 
+// The first of `paths` that exists and is readable, made absolute; "" when
+// none is.
+std::string FirstReadable(const std::vector<std::string>& paths);
+
 }  // namespace optrace::cli
 
 #endif  // OPTRACE_CLI_NVTX_LIBRARY_H_

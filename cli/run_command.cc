@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "exit_codes.h"
 #include "human_format.h"
 #include "nvtx_library.h"
+#include "torch_hook.h"
 #include "proto_names.h"
 #include "rpc_error.h"
 #include "stats_command.h"
@@ -36,7 +38,8 @@ constexpr uint32_t kSessionsPolled = 200;
 // The environment of the command: ours with OPTRACE_SESSION and
 // OPTRACE_LEVEL replaced, and the injection libraries of `nvtx_library`.
 std::vector<std::string> CommandEnvironment(const RunOptions& options,
-                                            const std::string& nvtx_library) {
+                                            const std::string& nvtx_library,
+                                            const std::string& torch_hook) {
   std::vector<std::string> env;
   const std::string cupti =
       nvtx_library.empty()
@@ -49,12 +52,16 @@ std::vector<std::string> CommandEnvironment(const RunOptions& options,
     if (!options.label.empty() && entry.starts_with("OPTRACE_SESSION=")) continue;
     if (!nvtx_library.empty() && entry.starts_with("NVTX_INJECTION64_PATH=")) continue;
     if (with_cupti && entry.starts_with("CUDA_INJECTION64_PATH=")) continue;
+    if (!torch_hook.empty() && entry.starts_with("PYTHONPATH=")) continue;
     env.emplace_back(entry);
   }
   env.push_back("OPTRACE_LEVEL=" + std::string(LevelWord(options.level)));
   if (!options.label.empty()) env.push_back("OPTRACE_SESSION=" + options.label);
   if (!nvtx_library.empty()) env.push_back("NVTX_INJECTION64_PATH=" + nvtx_library);
   if (with_cupti) env.push_back("CUDA_INJECTION64_PATH=" + cupti);
+  if (!torch_hook.empty()) {
+    env.push_back("PYTHONPATH=" + PythonPathWith(torch_hook, std::getenv("PYTHONPATH")));
+  }
   return env;
 }
 
@@ -91,9 +98,10 @@ class IgnoreTerminalSignals {
 // Starts the command (PATH searched) with the signal dispositions the
 // spawned process should have: default SIGINT/SIGQUIT, not our ignored ones.
 // Returns its pid, or -1 with `*error` set.
-pid_t Spawn(const RunOptions& options, const std::string& nvtx_library, int* error) {
+pid_t Spawn(const RunOptions& options, const std::string& nvtx_library,
+            const std::string& torch_hook, int* error) {
   std::vector<std::string> argv_strings = options.command;
-  std::vector<std::string> env_strings = CommandEnvironment(options, nvtx_library);
+  std::vector<std::string> env_strings = CommandEnvironment(options, nvtx_library, torch_hook);
   std::vector<char*> argv = PointersTo(argv_strings);
   std::vector<char*> env = PointersTo(env_strings);
   posix_spawnattr_t attributes;
@@ -191,13 +199,23 @@ int RunRun(Connection& connection, const RunOptions& options) {
                                    "\nset OPTRACE_NVTX_LIBRARY to its path"});
     }
   }
+  std::string torch_hook;
+  if (options.torch) {
+    torch_hook = FindTorchHook();
+    if (torch_hook.empty()) {
+      std::string looked;
+      for (const std::string& path : TorchHookCandidates()) looked += "\n  " + path;
+      return Fail({kExitUsage, "--torch: optrace's sitecustomize.py was not found; looked in:" +
+                                   looked + "\nset OPTRACE_TORCH_HOOK to its folder"});
+    }
+  }
   const int64_t started_unix_ns = NowUnixNs();
   int exit_code = kExitFailure;
   pid_t pid = -1;
   {
     IgnoreTerminalSignals ignore;
     int error = 0;
-    pid = Spawn(options, nvtx_library, &error);
+    pid = Spawn(options, nvtx_library, torch_hook, &error);
     if (pid < 0) {
       return Fail({kExitCannotRun, fmt::format("cannot run {}: {}", options.command.front(),
                                                std::strerror(error))});

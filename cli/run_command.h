@@ -1,7 +1,9 @@
-// `optrace run [--label L] [--level LEVEL] [--nvtx] -- CMD ARGS...`: runs CMD
+// `optrace run [--label L] [--level LEVEL] [--nvtx] [--torch] -- CMD ARGS...`: runs CMD
 // traced (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL, OPTRACE_NAMESPACE passed
 // through; with --nvtx, NVTX_INJECTION64_PATH set to liboptrace_nvtx.so, and
-// CUDA_INJECTION64_PATH to liboptrace_cupti.so when it is beside it), waits
+// CUDA_INJECTION64_PATH to liboptrace_cupti.so when it is beside it; with
+// --torch, PYTHONPATH led by the folder of optrace's sitecustomize.py, which
+// enables optrace.torch when the program imports torch), waits
 // for it, then finds its session and prints, on stderr so
 // that CMD's stdout stays its own, the session id and its top ops by time.
 // Exits with CMD's exit code (128 + signal when a signal killed it).
@@ -33,6 +35,7 @@ struct RunOptions {
   std::string label;  // "" = leave OPTRACE_SESSION alone
   v1::Level level = v1::LEVEL_TRACE;
   bool nvtx = false;                 // trace the command's NVTX ranges (liboptrace_nvtx.so)
+  bool torch = false;                // trace its PyTorch ops (PYTHONPATH gets the torch hook)
   std::vector<std::string> command;  // REQUIRES: not empty
 };
 

@@ -123,6 +123,9 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(CPACK_RESOURCE_FILE_README "${PROJECT_SOURCE_DIR}/README.md")
 set(CPACK_GENERATOR "DEB")
 set(CPACK_COMPONENTS_ALL optrace dev)
+if(TARGET optrace_torch)
+  list(APPEND CPACK_COMPONENTS_ALL torch)
+endif()
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_STRIP_FILES ON)
 # Install with DESTDIR and the real prefix, so that the install-time files
@@ -154,6 +157,19 @@ set(CPACK_DEBIAN_OPTRACE_PACKAGE_RECOMMENDS "python3 (>= 3.11), python3 (<< 3.12
 # A shlibs file (liboptrace 0 optrace (= V)) for the dpkg-shlibdeps of
 # packages built against liboptrace.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+
+# liboptrace_torch (torch/) in a package of its own, so that the optrace
+# package does not depend on libtorch (about 200 MB).
+set(CPACK_DEBIAN_TORCH_PACKAGE_NAME "optrace-torch")
+set(CPACK_DEBIAN_TORCH_PACKAGE_SECTION "python")
+set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS
+    "optrace (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}), python3-torch")
+set(CPACK_DEBIAN_TORCH_PACKAGE_SHLIBDEPS ON)
+set(CPACK_COMPONENT_TORCH_DESCRIPTION
+    "PyTorch ops traced by optrace, with no code changed
+liboptrace_torch.so records every aten op and autograd function of a
+PyTorch program as an optrace op, tagged by input shapes, with the calling
+Python line (optrace.torch; optrace run --torch).")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME "liboptrace-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION "libdevel")

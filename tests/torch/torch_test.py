@@ -1,0 +1,127 @@
+"""liboptrace_torch against a real optraced, with real /usr/bin/python3 and
+Debian's torch: unmodified programs under `optrace run --torch`, counts per
+name against torch.autograd.profiler's, tags and source lines, level off,
+the level raised live by a tail, and the tag cap."""
+
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import optrace_testing as t
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+
+
+def torch_program(name):
+    return os.path.join(PROGRAMS, name)
+
+
+class TorchTest(t.DaemonTestCase):
+
+    def run_torch(self, *args, level="trace"):
+        """`optrace run --torch --level LEVEL -- python3 ARGS`; returns the
+        program's JSON report (its last stdout line)."""
+        run = subprocess.run([t.OPTRACE_CLI, "--socket", self.daemon.socket, "run", "--torch",
+                              "--level", level, "--", sys.executable, *map(str, args)],
+                             capture_output=True, text=True, timeout=120, env=t.python_env())
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertNotIn("not traced", run.stderr)
+        return json.loads(run.stdout.strip().splitlines()[-1])
+
+    def spans_of(self, pid):
+        session = self.ended_session(pid)
+        return session, t.wait_until(lambda: list(self.client.ops(session.id)) or None, 5) or []
+
+    def test_Run_UnmodifiedTraining_OpsTagsLinesParentsAndThreads(self):
+        report = self.run_torch(torch_program("train_program.py"), 2)
+        session, spans = self.spans_of(report["pid"])
+        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
+            list(self.client.ops(session.id)))) or list(self.client.ops(session.id))
+        by_id = {s.op_id: s for s in spans}
+        names = collections.Counter(s.name for s in spans)
+        for name in ("aten::linear", "aten::addmm", "aten::relu", "aten::softmax",
+                     "AddmmBackward0", "aten::mul"):
+            self.assertGreater(names[name], 0, name)
+        lines = t.source_lines(torch_program("train_program.py"))
+        addmm = [s for s in spans if s.name == "aten::addmm"]
+        self.assertIn("addmm_8x16x32_f32", {s.tag for s in addmm})
+        self.assertIn("softmax_8x4_f32", {s.tag for s in spans if s.name == "aten::softmax"})
+        for s in addmm:
+            self.assertEqual(by_id[s.parent_op_id].name, "aten::linear")
+            self.assertTrue(s.source_location.endswith(f"train_program.py:{lines['forward']}"),
+                            s.source_location)
+        thread_mul = [s for s in spans if s.name == "aten::mul" and s.tag == "mul_3x5_s_f32"]
+        self.assertEqual(len(thread_mul), 50)
+        self.assertTrue(all(s.source_location.endswith(f"train_program.py:{lines['thread']}")
+                            for s in thread_mul))
+        # CPU backward runs on the thread that called backward(): its line.
+        backward = [s for s in spans if s.name == "AddmmBackward0"]
+        self.assertTrue(all(s.source_location.endswith(f"train_program.py:{lines['backward']}")
+                            for s in backward), [s.source_location for s in backward])
+
+    def test_Counts_SameAsProfilerPerName(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "profile.json")
+            report = self.run_torch(torch_program("train_program.py"), 3, "--profile", path)
+            with open(path) as f:
+                profiled = json.load(f)
+        session, _ = self.spans_of(report["pid"])
+        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
+            list(self.client.ops(session.id)))) or []
+        stored = collections.Counter(s.name for s in spans)
+        # The profiler also lists user scopes (Optimizer.step#SGD.step),
+        # which are not ops; every op it counts, optrace stored as often.
+        ops = {name: count for name, count in profiled.items() if "#" not in name}
+        self.assertGreater(len(ops), 10)
+        self.maxDiff = None
+        self.assertEqual({name: stored[name] for name in ops}, ops)
+
+    def test_LevelOff_NoOps(self):
+        report = self.run_torch(torch_program("train_program.py"), 2, level="off")
+        session = self.ended_session(report["pid"])
+        self.assertEqual(session.spans, 0)
+
+    def test_LevelRaisedByTail_OpsFromThenOn(self):
+        with tempfile.TemporaryDirectory() as folder:
+            stop = os.path.join(folder, "stop")
+            process = subprocess.Popen(
+                [t.OPTRACE_CLI, "--socket", self.daemon.socket, "run", "--torch", "--level",
+                 "off", "--", sys.executable, torch_program("loop_program.py"), stop],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=t.python_env())
+            try:
+                pid = json.loads(process.stdout.readline())["pid"]
+                time.sleep(0.3)  # ops at level off
+                with self.client.tail(pid=pid, name="aten::mm") as tail:
+                    first = next(item for item in tail if "aten::mm" in str(item))
+            finally:
+                open(stop, "w").close()
+                out, err = process.communicate(timeout=60)
+            self.assertEqual(process.returncode, 0, err)
+        self.assertIn("aten::mm", str(first))
+        session = self.ended_session(pid)
+        steps = json.loads(out.strip().splitlines()[-1])["steps"]
+        spans = list(self.client.ops(session.id, name="aten::mm"))
+        self.assertGreater(len(spans), 0)
+        self.assertLess(len(spans), steps)  # the steps at level off were not recorded
+
+    def test_TagCap_EveryOpRecordedOverCapCounted(self):
+        report, session = self.run_producer(torch_program("shapes_program.py"), 6000)
+        losses = report["losses"]
+        self.assertEqual(losses["callback_errors"], 0)
+        spans = t.wait_until(lambda: (lambda s: s if len(s) >= report["ops"] else None)(
+            list(self.client.ops(session.id, name="aten::neg"))))
+        self.assertIsNotNone(spans)
+        self.assertEqual(len(spans), report["ops"])
+        over_cap = sum(1 for s in spans if s.tag == "<too many names>")
+        self.assertGreater(over_cap, 0)
+        self.assertGreaterEqual(losses["tags_over_cap"], over_cap)
+        self.assertIn("neg_1_f32", {s.tag for s in spans})
+
+
+if __name__ == "__main__":
+    unittest.main()
