@@ -5,6 +5,7 @@
 #define OPTRACE_DAEMON_DRAIN_PRODUCER_SESSION_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -131,6 +132,9 @@ class ProducerSession {
   bool finished_ = false;
   int pidfd_ = -1;
 };
+
+// The drain thread's sessions, by id.
+using SessionMap = std::map<SessionId, std::unique_ptr<ProducerSession>>;
 
 }  // namespace optrace::daemon
 
