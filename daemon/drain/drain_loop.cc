@@ -1,6 +1,5 @@
 #include "drain/drain_loop.h"
 
-#include <signal.h>
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,7 +9,6 @@
 #include <cstring>
 
 #include "common/clock_now.h"
-#include "common/segment_name.h"
 #include "log/log.h"
 #include "optrace/reader/clock_converter.h"
 
@@ -39,7 +37,10 @@ DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<Spa
       listener_(listener),
       levels_(std::move(policy), tails, &counters_),
       pipeline_(store, &dictionary_, &counters_,
-                {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}) {}
+                {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}),
+      admission_(
+          {.shm_folder = options_.shm_folder, .attach = options_.attach, .limits = options_.limits},
+          reader_.get(), &dictionary_, listener_, &counters_) {}
 
 DrainLoop::~DrainLoop() {
   if (thread_.joinable()) {
@@ -64,9 +65,8 @@ Status DrainLoop::Start(ResumeState resume) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, watcher_->fd(), &ev);
   ev.data.u64 = kWakeTag;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wakeups_->fd(), &ev);
-  resume_ = std::move(resume);
-  dictionary_.Load(resume_.strings);
-  next_session_id_ = resume_.max_session_id + 1;
+  dictionary_.Load(resume.strings);
+  admission_.Resume(std::move(resume));
   levels_.AdoptPolicy();
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
@@ -92,7 +92,7 @@ void DrainLoop::Wake() {
 void DrainLoop::Run() {
   // Producers that existed before us (or across our restart) first.
   for (const std::string& name : watcher_->Scan()) TryAttach(name);
-  FinalizeOrphans();
+  admission_.CloseOrphans(&pipeline_);
   int interval_ms = options_.min_interval_ms;
   pipeline_.StartClock(ClockNowNs(CLOCK_MONOTONIC));
   epoll_event events[64];
@@ -131,69 +131,11 @@ void DrainLoop::Run() {
 }
 
 void DrainLoop::TryAttach(const std::string& name) {
-  if (by_segment_.count(name) != 0 || rejected_.count(name) != 0) return;
-  auto attached = reader::AttachedSegment::Attach(name, options_.attach);
-  if (attached.ok()) {
-    not_ready_.erase(name);
-    Adopt(std::move(attached).value());
-    return;
-  }
-  const Status& st = attached.status();
-  switch (st.code()) {
-    case Status::Code::kNotReady:
-      not_ready_.insert(name);  // retried by housekeeping
-      return;
-    case Status::Code::kNotFound:
-      not_ready_.erase(name);
-      return;
-    default:
-      not_ready_.erase(name);
-      rejected_.insert(name);
-      counters_.segments_rejected.fetch_add(1);
-      LogWarning("rejected segment {}: {}", name, st.message());
-      return;
-  }
+  if (auto admitted = admission_.TryAttach(name)) Adopt(std::move(*admitted));
 }
 
-void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
-  const reader::SegmentGeometry& g = segment->geometry();
-  const std::string name = segment->shm_name();
-  SessionRecord record;
-  const std::vector<RingCursor>* cursors = nullptr;
-  const std::vector<HalfOp>* halves = nullptr;
-  auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
-                              [&](const SessionRecord& r) { return r.segment_name == name; });
-  if (resumed != resume_.running_sessions.end()) {
-    record = *resumed;
-    if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
-    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end())
-      halves = &h->second;
-  } else {
-    // A segment whose session already ended: a daemon stored it and died
-    // before removing the segment. Nothing left to read; remove it now.
-    auto stored = reader_->SessionBySegment(name);
-    if (stored.ok() && stored.value().has_value()) {
-      LogInfo("segment {} belongs to session {}, already stored as {}; removing it", name,
-              stored.value()->id, SessionStateName(stored.value()->state));
-      segment->Unlink();
-      rejected_.insert(name);
-      return;
-    }
-    record.id = next_session_id_++;
-    record.segment_name = name;
-    record.pid = g.name.pid;
-    record.uid = g.name.uid;
-    record.executable = g.executable;
-    record.command_line = g.command_line;
-    record.label = g.session_label;
-    record.start_ns = static_cast<int64_t>(g.created_realtime_ns);
-  }
-  auto session = std::make_unique<ProducerSession>(std::move(segment), std::move(record),
-                                                   &dictionary_, listener_, options_.limits);
-  if (cursors != nullptr || halves != nullptr) {
-    session->Resume(cursors != nullptr ? *cursors : std::vector<RingCursor>{},
-                    halves != nullptr ? *halves : std::vector<HalfOp>{});
-  }
+void DrainLoop::Adopt(SegmentAdmission::Admitted admitted) {
+  std::unique_ptr<ProducerSession> session = std::move(admitted.session);
   const SessionId id = session->record().id;
   if (session->pidfd() >= 0) {
     epoll_event ev{};
@@ -209,41 +151,10 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
   session->segment().SignalAttached();
   // A producer that died while no daemon ran: ingest it as it is.
   if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
-  LogInfo("attached {} as session {} (pid {}, label '{}'{})", name, id, session->record().pid,
-          session->record().label, resumed != resume_.running_sessions.end() ? ", resumed" : "");
+  LogInfo("attached {} as session {} (pid {}, label '{}'{})", session->segment().shm_name(), id,
+          session->record().pid, session->record().label, admitted.resumed ? ", resumed" : "");
   counters_.segments_attached.fetch_add(1);
-  by_segment_[name] = id;
   sessions_[id] = std::move(session);
-}
-
-void DrainLoop::FinalizeOrphans() {
-  // Sessions the last daemon left running whose segment is gone: their
-  // process ended while no daemon ran and removed its segment. Close them
-  // with what was persisted.
-  for (const SessionRecord& r : resume_.running_sessions) {
-    if (by_segment_.count(r.segment_name) != 0) continue;
-    SpanCorrelator correlator([](uint64_t, uint64_t) { return uint64_t{0}; }, 1, 1);
-    if (auto h = resume_.open_halves.find(r.id); h != resume_.open_halves.end()) {
-      correlator.Restore(h->second);
-    }
-    CorrelatorOutput out;
-    correlator.Finish(&out);
-    StoreBatch batch;
-    SessionRecord record = r;
-    record.state = SessionState::kCrashed;
-    record.end_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
-    record.open_ops = correlator.stats().incomplete;
-    record.spans += out.spans.size();
-    batch.sessions.push_back(record);
-    if (!out.spans.empty()) batch.spans.push_back({r.id, std::move(out.spans)});
-    for (const auto& [op_id, kind] : out.halves_closed)
-      batch.halves_closed.push_back({r.id, op_id, kind});
-    LogInfo("session {} ({}) ended while no daemon ran; closed as crashed", r.id, r.segment_name);
-    if (!pipeline_.SubmitAlone(std::move(batch))) {
-      LogWarning("could not store the end of session {}: writer queue full", r.id);
-    }
-  }
-  resume_ = ResumeState{};  // consumed
 }
 
 void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
@@ -317,20 +228,8 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
     last_scan_ns_ = now_ns;
     for (const std::string& name : watcher_->Scan()) TryAttach(name);
   }
-  for (const std::string& name : std::set<std::string>(not_ready_)) {
-    TryAttach(name);
-    if (not_ready_.count(name) == 0) continue;
-    // Still not ready and its producer is gone: it died before finishing
-    // the segment, which will never be ready. Remove the leftover instead
-    // of retrying forever.
-    const auto parsed = SegmentName::Parse(name);
-    if (parsed && ::kill(static_cast<pid_t>(parsed->pid), 0) != 0 && errno == ESRCH) {
-      LogWarning("segment {} was never completed by its producer (pid {} is gone); removing it",
-                 name, parsed->pid);
-      ::unlink((options_.shm_folder + "/" + name).c_str());
-      not_ready_.erase(name);
-    }
-  }
+  admission_.RetryNotReady(
+      [this](SegmentAdmission::Admitted admitted) { Adopt(std::move(admitted)); });
   if (options_.alive && options_.alive_interval_ns != 0 &&
       now_ns - last_alive_ns_ >= options_.alive_interval_ns) {
     last_alive_ns_ = now_ns;
@@ -347,7 +246,7 @@ void DrainLoop::ApplyCommits() {
     auto session = sessions_.find(id);
     session->second->segment().Unlink();
     counters_.segments_removed.fetch_add(1);
-    by_segment_.erase(session->second->segment().shm_name());
+    admission_.Release(session->second->segment().shm_name());
     sessions_.erase(session);
   }
 }

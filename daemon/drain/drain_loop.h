@@ -25,6 +25,7 @@
 #include "drain/drain_wakeups.h"
 #include "drain/level_control.h"
 #include "drain/producer_session.h"
+#include "drain/segment_admission.h"
 #include "drain/tail_level_source.h"
 #include "levels/level_policy.h"
 #include "storage/span_reader.h"
@@ -121,8 +122,7 @@ class DrainLoop {
   void Run();
   void Wake();
   void TryAttach(const std::string& name);
-  void Adopt(std::unique_ptr<reader::AttachedSegment> segment);
-  void FinalizeOrphans();
+  void Adopt(SegmentAdmission::Admitted admitted);
   void DrainAll(uint64_t now_ns, bool* drained_any);
   void FinishExited(uint64_t now_ns);
   void Housekeeping(uint64_t now_ns);
@@ -146,16 +146,12 @@ class DrainLoop {
   std::thread thread_;
 
   // Drain-thread state.
-  ResumeState resume_;
   std::unique_ptr<SegmentWatcher> watcher_;
   StringDictionary dictionary_;
   BatchPipeline pipeline_;
+  SegmentAdmission admission_;
   SessionMap sessions_;
-  std::map<std::string, SessionId> by_segment_;
-  std::set<std::string> rejected_;   // failed validation or already stored: never retried
-  std::set<std::string> not_ready_;  // still initialising: retried
-  std::set<SessionId> exited_;       // pidfd fired or liveness failed
-  SessionId next_session_id_ = 1;
+  std::set<SessionId> exited_;  // pidfd fired or liveness failed
   uint64_t last_housekeeping_ns_ = 0;
   uint64_t last_heartbeat_ns_ = 0;
   uint64_t last_scan_ns_ = 0;

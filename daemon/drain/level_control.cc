@@ -4,8 +4,8 @@
 
 namespace optrace::daemon {
 
-LevelControl::LevelControl(std::shared_ptr<const LevelPolicy> policy,
-                           const TailLevelSource* tails, DaemonCounters* counters)
+LevelControl::LevelControl(std::shared_ptr<const LevelPolicy> policy, const TailLevelSource* tails,
+                           DaemonCounters* counters)
     : tails_(tails), counters_(counters), policy_(policy), active_policy_(std::move(policy)) {}
 
 void LevelControl::SetPolicy(std::shared_ptr<const LevelPolicy> policy) {

@@ -75,8 +75,8 @@ class LevelControl {
   const TailLevelSource* const tails_;
   DaemonCounters* const counters_;
   mutable std::mutex policy_mu_;
-  std::shared_ptr<const LevelPolicy> policy_;         // GUARDED_BY(policy_mu_)
-  std::shared_ptr<const LevelPolicy> active_policy_;  // the drain thread's copy
+  std::shared_ptr<const LevelPolicy> policy_;            // GUARDED_BY(policy_mu_)
+  std::shared_ptr<const LevelPolicy> active_policy_;     // the drain thread's copy
   std::optional<abi::LevelValue> global_level_;          // SetLevel without a scope
   std::map<std::string, abi::LevelValue> label_levels_;  // SetLevel --label
 };

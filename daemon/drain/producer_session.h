@@ -69,6 +69,14 @@ class ProducerSession {
   // flagged a clean exit, crashed otherwise).
   void Finish(int64_t end_realtime_ns, uint64_t now_ns);
 
+  // Closes a session a previous daemon left running whose segment is gone
+  // (its process ended while no daemon ran): as Finish and CutInto do for
+  // a live one, turns the `halves` that daemon persisted into incomplete
+  // spans and moves them into `batch` with `record`, ended crashed at
+  // `end_realtime_ns`.
+  static void CloseOrphan(SessionRecord record, const std::vector<HalfOp>& halves,
+                          int64_t end_realtime_ns, StoreBatch* batch);
+
   // Moves everything accumulated since the last cut into `batch`, with the
   // session record and the ring cursors it makes durable. Returns the number
   // of spans moved.
