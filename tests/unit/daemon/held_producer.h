@@ -28,6 +28,7 @@ class HeldProducer {
 
   // True when the producer ran and its segment is attached.
   bool ok() const { return attached_; }
+  const std::string& segment_name() const { return segment_name_; }
   // The session, until TakeSession.
   ProducerSession& session() { return *session_; }
   std::unique_ptr<ProducerSession> TakeSession() { return std::move(session_); }
