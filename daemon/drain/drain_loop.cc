@@ -35,6 +35,7 @@ DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<Spa
       reader_(std::move(reader)),
       control_(control),
       listener_(listener),
+      calls_([this] { Wake(); }),
       levels_(std::move(policy), tails, &counters_),
       pipeline_(store, &dictionary_, &counters_,
                 {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}),
@@ -116,7 +117,7 @@ void DrainLoop::Run() {
     bool drained_any = false;
     DrainAll(now, &drained_any);
     FinishExited(now);
-    RunCalls();
+    calls_.RunAll();
     if (now - last_housekeeping_ns_ >= kHousekeepingNs || levels_dirty_.load()) Housekeeping(now);
     pipeline_.Cut(now, sessions_);
     ApplyCommits();
@@ -205,8 +206,7 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
   levels_.AdoptPolicy();
   const bool heartbeat = now_ns - last_heartbeat_ns_ >= kHeartbeatNs;
   if (heartbeat) {
-    rate_samples_.emplace_back(now_ns, counters_.events_ingested.load());
-    while (rate_samples_.size() > 6) rate_samples_.pop_front();
+    rate_.Sample(now_ns, counters_.events_ingested.load());
   }
   if (heartbeat) last_heartbeat_ns_ = now_ns;
   for (auto& [id, s] : sessions_) {
@@ -254,28 +254,6 @@ void DrainLoop::ApplyCommits() {
 void DrainLoop::RefreshLevels() {
   levels_dirty_.store(true);
   Wake();
-}
-
-template <typename T>
-std::optional<T> DrainLoop::Call(std::function<T()> fn) {
-  auto task = std::make_shared<std::packaged_task<T()>>(std::move(fn));
-  std::future<T> result = task->get_future();
-  {
-    std::lock_guard<std::mutex> lock(calls_mu_);
-    calls_.emplace_back([task] { (*task)(); });
-  }
-  Wake();
-  if (result.wait_for(kCallTimeout) != std::future_status::ready) return std::nullopt;
-  return result.get();
-}
-
-void DrainLoop::RunCalls() {
-  std::deque<std::function<void()>> calls;
-  {
-    std::lock_guard<std::mutex> lock(calls_mu_);
-    calls.swap(calls_);
-  }
-  for (auto& call : calls) call();
 }
 
 std::optional<std::vector<LiveProducer>> DrainLoop::LiveProducers() {
@@ -327,12 +305,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
       st.drops.dropped_invalid += r.dropped_invalid;
       st.drops.strings_dropped += s->reader_stats().strings_dropped;
     }
-    if (rate_samples_.size() >= 2) {
-      const auto& [t0, e0] = rate_samples_.front();
-      const auto& [t1, e1] = rate_samples_.back();
-      if (t1 > t0)
-        st.events_per_second = static_cast<double>(e1 - e0) * 1e9 / static_cast<double>(t1 - t0);
-    }
+    st.events_per_second = rate_.EventsPerSecond();
     return st;
   });
 }

@@ -1,17 +1,17 @@
-// The drain thread: discovers segments, drains every attached one, hands
-// what it reads to the correlators, cuts store batches, follows process
-// exits and keeps producers' live levels.
+// The drain thread's event loop and pass scheduler: wakes on new segments,
+// producer wake-ups, process exits and its timer, and runs each pass along
+// one path: admit segments (SegmentAdmission), drain every ring into its
+// ProducerSession, finish exited sessions, answer other threads' calls
+// (DrainCalls), keep levels and heartbeats (LevelControl), cut and submit a
+// batch and follow its commit (BatchPipeline).
 #ifndef OPTRACE_DAEMON_DRAIN_DRAIN_LOOP_H_
 #define OPTRACE_DAEMON_DRAIN_DRAIN_LOOP_H_
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -21,8 +21,10 @@
 #include "control/control_segment.h"
 #include "discovery/segment_watcher.h"
 #include "drain/batch_pipeline.h"
+#include "drain/drain_calls.h"
 #include "drain/daemon_counters.h"
 #include "drain/drain_wakeups.h"
+#include "drain/ingest_rate.h"
 #include "drain/level_control.h"
 #include "drain/producer_session.h"
 #include "drain/segment_admission.h"
@@ -114,10 +116,11 @@ class DrainLoop {
   static constexpr std::chrono::milliseconds kCallTimeout{5000};
 
  private:
-  // Runs `fn` on the drain thread; nullopt on timeout.
+  // Runs `fn` on the drain thread; nullopt after kCallTimeout.
   template <typename T>
-  std::optional<T> Call(std::function<T()> fn);
-  void RunCalls();
+  std::optional<T> Call(std::function<T()> fn) {
+    return calls_.Call<T>(std::move(fn), kCallTimeout);
+  }
 
   void Run();
   void Wake();
@@ -134,8 +137,7 @@ class DrainLoop {
   const std::unique_ptr<SpanReader> reader_;
   ControlSegment* const control_;
   LiveEventListener* const listener_;
-  std::mutex calls_mu_;
-  std::deque<std::function<void()>> calls_;  // GUARDED_BY(calls_mu_)
+  DrainCalls calls_;
   std::atomic<bool> levels_dirty_{true};
 
   DaemonCounters counters_;
@@ -157,7 +159,7 @@ class DrainLoop {
   uint64_t last_scan_ns_ = 0;
   uint64_t last_refine_ns_ = 0;
   uint64_t last_alive_ns_ = 0;
-  std::deque<std::pair<uint64_t, uint64_t>> rate_samples_;  // (time, events ingested)
+  IngestRate rate_;
 };
 
 }  // namespace optrace::daemon
