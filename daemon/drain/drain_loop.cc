@@ -1,6 +1,5 @@
 #include "drain/drain_loop.h"
 
-#include <signal.h>
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,7 +9,6 @@
 #include <cstring>
 
 #include "common/clock_now.h"
-#include "common/segment_name.h"
 #include "log/log.h"
 #include "optrace/reader/clock_converter.h"
 
@@ -37,8 +35,13 @@ DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<Spa
       reader_(std::move(reader)),
       control_(control),
       listener_(listener),
-      tails_(tails),
-      policy_(std::move(policy)) {}
+      calls_([this] { Wake(); }),
+      levels_(std::move(policy), tails, &counters_),
+      pipeline_(store, &dictionary_, &counters_,
+                {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}),
+      admission_(
+          {.shm_folder = options_.shm_folder, .attach = options_.attach, .limits = options_.limits},
+          reader_.get(), &dictionary_, listener_, &counters_) {}
 
 DrainLoop::~DrainLoop() {
   if (thread_.joinable()) {
@@ -63,10 +66,9 @@ Status DrainLoop::Start(ResumeState resume) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, watcher_->fd(), &ev);
   ev.data.u64 = kWakeTag;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wakeups_->fd(), &ev);
-  resume_ = std::move(resume);
-  dictionary_.Load(resume_.strings);
-  next_session_id_ = resume_.max_session_id + 1;
-  active_policy_ = policy_;
+  dictionary_.Load(resume.strings);
+  admission_.Resume(std::move(resume));
+  levels_.AdoptPolicy();
   thread_ = std::thread([this] { Run(); });
   return Status::Ok();
 }
@@ -81,8 +83,7 @@ void DrainLoop::Join() {
 }
 
 void DrainLoop::SetPolicy(std::shared_ptr<const LevelPolicy> policy) {
-  std::lock_guard<std::mutex> lock(policy_mu_);
-  policy_ = std::move(policy);
+  levels_.SetPolicy(std::move(policy));
 }
 
 void DrainLoop::Wake() {
@@ -92,9 +93,9 @@ void DrainLoop::Wake() {
 void DrainLoop::Run() {
   // Producers that existed before us (or across our restart) first.
   for (const std::string& name : watcher_->Scan()) TryAttach(name);
-  FinalizeOrphans();
+  admission_.CloseOrphans(&pipeline_);
   int interval_ms = options_.min_interval_ms;
-  last_cut_ns_ = ClockNowNs(CLOCK_MONOTONIC);
+  pipeline_.StartClock(ClockNowNs(CLOCK_MONOTONIC));
   epoll_event events[64];
   while (!stop_.load()) {
     wakeups_->BeforeSleep();
@@ -116,9 +117,9 @@ void DrainLoop::Run() {
     bool drained_any = false;
     DrainAll(now, &drained_any);
     FinishExited(now);
-    RunCalls();
+    calls_.RunAll();
     if (now - last_housekeeping_ns_ >= kHousekeepingNs || levels_dirty_.load()) Housekeeping(now);
-    Cut(now);
+    pipeline_.Cut(now, sessions_);
     ApplyCommits();
     // Work proportional to events: back off while nothing flows, less far
     // while somebody tails.
@@ -131,69 +132,11 @@ void DrainLoop::Run() {
 }
 
 void DrainLoop::TryAttach(const std::string& name) {
-  if (by_segment_.count(name) != 0 || rejected_.count(name) != 0) return;
-  auto attached = reader::AttachedSegment::Attach(name, options_.attach);
-  if (attached.ok()) {
-    not_ready_.erase(name);
-    Adopt(std::move(attached).value());
-    return;
-  }
-  const Status& st = attached.status();
-  switch (st.code()) {
-    case Status::Code::kNotReady:
-      not_ready_.insert(name);  // retried by housekeeping
-      return;
-    case Status::Code::kNotFound:
-      not_ready_.erase(name);
-      return;
-    default:
-      not_ready_.erase(name);
-      rejected_.insert(name);
-      counters_.segments_rejected.fetch_add(1);
-      LogWarning("rejected segment {}: {}", name, st.message());
-      return;
-  }
+  if (auto admitted = admission_.TryAttach(name)) Adopt(std::move(*admitted));
 }
 
-void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
-  const reader::SegmentGeometry& g = segment->geometry();
-  const std::string name = segment->shm_name();
-  SessionRecord record;
-  const std::vector<RingCursor>* cursors = nullptr;
-  const std::vector<HalfOp>* halves = nullptr;
-  auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
-                              [&](const SessionRecord& r) { return r.segment_name == name; });
-  if (resumed != resume_.running_sessions.end()) {
-    record = *resumed;
-    if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
-    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end())
-      halves = &h->second;
-  } else {
-    // A segment whose session already ended: a daemon stored it and died
-    // before removing the segment. Nothing left to read; remove it now.
-    auto stored = reader_->SessionBySegment(name);
-    if (stored.ok() && stored.value().has_value()) {
-      LogInfo("segment {} belongs to session {}, already stored as {}; removing it", name,
-              stored.value()->id, SessionStateName(stored.value()->state));
-      segment->Unlink();
-      rejected_.insert(name);
-      return;
-    }
-    record.id = next_session_id_++;
-    record.segment_name = name;
-    record.pid = g.name.pid;
-    record.uid = g.name.uid;
-    record.executable = g.executable;
-    record.command_line = g.command_line;
-    record.label = g.session_label;
-    record.start_ns = static_cast<int64_t>(g.created_realtime_ns);
-  }
-  auto session = std::make_unique<ProducerSession>(std::move(segment), std::move(record),
-                                                   &dictionary_, listener_, options_.limits);
-  if (cursors != nullptr || halves != nullptr) {
-    session->Resume(cursors != nullptr ? *cursors : std::vector<RingCursor>{},
-                    halves != nullptr ? *halves : std::vector<HalfOp>{});
-  }
+void DrainLoop::Adopt(SegmentAdmission::Admitted admitted) {
+  std::unique_ptr<ProducerSession> session = std::move(admitted.session);
   const SessionId id = session->record().id;
   if (session->pidfd() >= 0) {
     epoll_event ev{};
@@ -203,48 +146,16 @@ void DrainLoop::Adopt(std::unique_ptr<reader::AttachedSegment> segment) {
   }
   session->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()),
                                          ClockNowNs(CLOCK_MONOTONIC));
-  UpdateLevel(*session);
+  levels_.Update(*session);
   // The producer may be waiting for this (its start-up handshake): its
   // rings are drained from the next pass, which follows at once.
   session->segment().SignalAttached();
   // A producer that died while no daemon ran: ingest it as it is.
   if (session->segment().CheckLiveness() == reader::ProducerLiveness::kGone) exited_.insert(id);
-  LogInfo("attached {} as session {} (pid {}, label '{}'{})", name, id, session->record().pid,
-          session->record().label, resumed != resume_.running_sessions.end() ? ", resumed" : "");
+  LogInfo("attached {} as session {} (pid {}, label '{}'{})", session->segment().shm_name(), id,
+          session->record().pid, session->record().label, admitted.resumed ? ", resumed" : "");
   counters_.segments_attached.fetch_add(1);
-  by_segment_[name] = id;
   sessions_[id] = std::move(session);
-}
-
-void DrainLoop::FinalizeOrphans() {
-  // Sessions the last daemon left running whose segment is gone: their
-  // process ended while no daemon ran and removed its segment. Close them
-  // with what was persisted.
-  for (const SessionRecord& r : resume_.running_sessions) {
-    if (by_segment_.count(r.segment_name) != 0) continue;
-    SpanCorrelator correlator([](uint64_t, uint64_t) { return uint64_t{0}; }, 1, 1);
-    if (auto h = resume_.open_halves.find(r.id); h != resume_.open_halves.end()) {
-      correlator.Restore(h->second);
-    }
-    CorrelatorOutput out;
-    correlator.Finish(&out);
-    StoreBatch batch;
-    batch.sequence = next_sequence_++;
-    SessionRecord record = r;
-    record.state = SessionState::kCrashed;
-    record.end_ns = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
-    record.open_ops = correlator.stats().incomplete;
-    record.spans += out.spans.size();
-    batch.sessions.push_back(record);
-    if (!out.spans.empty()) batch.spans.push_back({r.id, std::move(out.spans)});
-    for (const auto& [op_id, kind] : out.halves_closed)
-      batch.halves_closed.push_back({r.id, op_id, kind});
-    LogInfo("session {} ({}) ended while no daemon ran; closed as crashed", r.id, r.segment_name);
-    if (!store_->Submit(std::move(batch))) {
-      LogWarning("could not store the end of session {}: writer queue full", r.id);
-    }
-  }
-  resume_ = ResumeState{};  // consumed
 }
 
 void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
@@ -286,62 +197,21 @@ void DrainLoop::FinishExited(uint64_t now_ns) {
             SessionStateName(s.record().state), s.record().events, s.record().open_ops);
   }
   exited_.clear();
-  last_cut_ns_ = 0;  // store the end promptly
-}
-
-abi::LevelValue DrainLoop::EffectiveDefaultLevel() const {
-  return global_level_.value_or(active_policy_->default_level());
-}
-
-LiveProducer DrainLoop::LevelsOf(ProducerSession& s) {
-  LiveProducer p;
-  p.record = s.record();
-  const auto fields = s.segment().ReadProducerFields();
-  p.requested =
-      fields ? static_cast<abi::LevelValue>(fields->requested_level) : abi::LevelValue::kOff;
-  p.override_level = s.override_level;
-  if (!p.override_level) {
-    if (auto it = label_levels_.find(s.record().label); it != label_levels_.end()) {
-      p.override_level = it->second;
-    }
-  }
-  p.tail = tails_ != nullptr ? tails_->LevelFor(s.record()) : abi::LevelValue::kOff;
-  const abi::LevelValue policy =
-      std::max(EffectiveDefaultLevel(), active_policy_->LevelForLabel(s.record().label));
-  p.live = ComputeLiveLevel(p.requested, policy, p.override_level, p.tail);
-  return p;
-}
-
-void DrainLoop::UpdateLevel(ProducerSession& s) {
-  const abi::LevelValue live = LevelsOf(s).live;
-  const auto word = s.segment().ReadLevelWord();
-  if (s.written_level == live && word == static_cast<uint32_t>(live)) return;
-  if (s.written_level == live && word.has_value()) {
-    // Someone else wrote the word: we keep the authoritative value.
-    counters_.level_tampered.fetch_add(1);
-  }
-  if (s.segment().WriteLevel(live)) {
-    s.written_level = live;
-    counters_.level_writes.fetch_add(1);
-  }
+  pipeline_.CutSoon();  // store the end promptly
 }
 
 void DrainLoop::Housekeeping(uint64_t now_ns) {
   last_housekeeping_ns_ = now_ns;
   levels_dirty_.store(false);
-  {
-    std::lock_guard<std::mutex> lock(policy_mu_);
-    active_policy_ = policy_;
-  }
+  levels_.AdoptPolicy();
   const bool heartbeat = now_ns - last_heartbeat_ns_ >= kHeartbeatNs;
   if (heartbeat) {
-    rate_samples_.emplace_back(now_ns, counters_.events_ingested.load());
-    while (rate_samples_.size() > 6) rate_samples_.pop_front();
+    rate_.Sample(now_ns, counters_.events_ingested.load());
   }
   if (heartbeat) last_heartbeat_ns_ = now_ns;
   for (auto& [id, s] : sessions_) {
     if (s->finished()) continue;
-    UpdateLevel(*s);
+    levels_.Update(*s);
     if (heartbeat) {
       s->segment().WriteDaemonPresence(static_cast<uint32_t>(::getpid()), now_ns);
       // Without a pidfd, liveness is polled.
@@ -351,29 +221,15 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
     }
   }
   if (control_ != nullptr) {
-    const abi::LevelValue tails =
-        tails_ != nullptr ? tails_->LevelForNewProducers() : abi::LevelValue::kOff;
-    control_->SetDefaultLevel(std::max(EffectiveDefaultLevel(), tails));
+    control_->SetDefaultLevel(levels_.LevelForNewProducers());
     if (heartbeat) control_->Heartbeat(now_ns);
   }
   if (now_ns - last_scan_ns_ >= kScanNs) {
     last_scan_ns_ = now_ns;
     for (const std::string& name : watcher_->Scan()) TryAttach(name);
   }
-  for (const std::string& name : std::set<std::string>(not_ready_)) {
-    TryAttach(name);
-    if (not_ready_.count(name) == 0) continue;
-    // Still not ready and its producer is gone: it died before finishing
-    // the segment, which will never be ready. Remove the leftover instead
-    // of retrying forever.
-    const auto parsed = SegmentName::Parse(name);
-    if (parsed && ::kill(static_cast<pid_t>(parsed->pid), 0) != 0 && errno == ESRCH) {
-      LogWarning("segment {} was never completed by its producer (pid {} is gone); removing it",
-                 name, parsed->pid);
-      ::unlink((options_.shm_folder + "/" + name).c_str());
-      not_ready_.erase(name);
-    }
-  }
+  admission_.RetryNotReady(
+      [this](SegmentAdmission::Admitted admitted) { Adopt(std::move(admitted)); });
   if (options_.alive && options_.alive_interval_ns != 0 &&
       now_ns - last_alive_ns_ >= options_.alive_interval_ns) {
     last_alive_ns_ = now_ns;
@@ -385,77 +241,13 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
   }
 }
 
-void DrainLoop::Cut(uint64_t now_ns) {
-  size_t pending_spans = 0;
-  bool pending = false;
-  for (const auto& [id, s] : sessions_) {
-    pending_spans += s->pending_spans();
-    pending = pending || s->HasPending();
-  }
-  const bool due = now_ns - last_cut_ns_ >= static_cast<uint64_t>(options_.batch_max_age_ms) * kMs;
-  if (!pending || (pending_spans < options_.batch_max_spans && !due)) return;
-  last_cut_ns_ = now_ns;
-
-  StoreBatch batch;
-  batch.sequence = next_sequence_++;
-  batch.new_strings = dictionary_.TakeAdditions();
-  for (auto& [id, s] : sessions_) {
-    if (s->HasPending()) s->CutInto(&batch);
-  }
-  InFlight flight{batch.sequence, batch.cursors};
-  std::vector<SessionId> finishing;
-  for (const SessionRecord& r : batch.sessions) {
-    if (r.state != SessionState::kRunning) finishing.push_back(r.id);
-  }
-  if (store_->TrySubmit(&batch)) {
-    counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
-    for (SessionId id : finishing) final_sequence_[id] = flight.sequence;
-    in_flight_.push_back(std::move(flight));
-    return;
-  }
-  // Shed: the writer is behind, and the batch is still ours. Count what is
-  // lost per session; records, cursors, strings and halves go into the
-  // next batch again.
-  counters_.batches_shed.fetch_add(1, std::memory_order_relaxed);
-  dictionary_.ReturnAdditions(std::move(batch.new_strings));
-  for (const SessionRecord& r : batch.sessions) {
-    auto it = sessions_.find(r.id);
-    if (it == sessions_.end()) continue;
-    auto of_session = [&](const auto& parts) {
-      auto part = std::find_if(parts.begin(), parts.end(),
-                               [&](const auto& p) { return p.session == r.id; });
-      return part == parts.end() ? nullptr : &*part;
-    };
-    counters_.events_shed.fetch_add(
-        it->second->OnShed(of_session(batch.spans), of_session(batch.instants),
-                           of_session(batch.halves_opened)),
-        std::memory_order_relaxed);
-  }
-  LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence,
-             batch.sessions.size());
-}
-
 void DrainLoop::ApplyCommits() {
-  const uint64_t committed = store_->CommittedSequence();
-  while (!in_flight_.empty() && in_flight_.front().sequence <= committed) {
-    for (const RingCursor& c : in_flight_.front().cursors) {
-      auto it = sessions_.find(c.session);
-      if (it != sessions_.end()) it->second->OnCommitted(c);
-    }
-    in_flight_.pop_front();
-  }
-  // A finished session whose end is stored: its segment can go.
-  for (auto it = final_sequence_.begin(); it != final_sequence_.end();) {
-    auto session = sessions_.find(it->first);
-    if (it->second > committed || session == sessions_.end() || session->second->HasPending()) {
-      ++it;
-      continue;
-    }
+  for (SessionId id : pipeline_.ApplyCommits(sessions_)) {
+    auto session = sessions_.find(id);
     session->second->segment().Unlink();
     counters_.segments_removed.fetch_add(1);
-    by_segment_.erase(session->second->segment().shm_name());
+    admission_.Release(session->second->segment().shm_name());
     sessions_.erase(session);
-    it = final_sequence_.erase(it);
   }
 }
 
@@ -464,33 +256,11 @@ void DrainLoop::RefreshLevels() {
   Wake();
 }
 
-template <typename T>
-std::optional<T> DrainLoop::Call(std::function<T()> fn) {
-  auto task = std::make_shared<std::packaged_task<T()>>(std::move(fn));
-  std::future<T> result = task->get_future();
-  {
-    std::lock_guard<std::mutex> lock(calls_mu_);
-    calls_.emplace_back([task] { (*task)(); });
-  }
-  Wake();
-  if (result.wait_for(kCallTimeout) != std::future_status::ready) return std::nullopt;
-  return result.get();
-}
-
-void DrainLoop::RunCalls() {
-  std::deque<std::function<void()>> calls;
-  {
-    std::lock_guard<std::mutex> lock(calls_mu_);
-    calls.swap(calls_);
-  }
-  for (auto& call : calls) call();
-}
-
 std::optional<std::vector<LiveProducer>> DrainLoop::LiveProducers() {
   return Call<std::vector<LiveProducer>>([this] {
     std::vector<LiveProducer> out;
     for (auto& [id, s] : sessions_) {
-      if (!s->finished()) out.push_back(LevelsOf(*s));
+      if (!s->finished()) out.push_back(levels_.LevelsOf(*s));
     }
     return out;
   });
@@ -512,31 +282,7 @@ std::optional<std::optional<std::vector<OpenOpView>>> DrainLoop::OpenOps(Session
 
 std::optional<uint32_t> DrainLoop::ApplyLevelChange(const LevelChange& change) {
   return Call<uint32_t>([this, change] {
-    const bool global = change.session == 0 && change.pid == 0 && change.label.empty();
-    if (global) {
-      global_level_ = change.clear ? std::nullopt : std::optional(change.level);
-    } else if (!change.label.empty()) {
-      if (change.clear) {
-        label_levels_.erase(change.label);
-      } else {
-        label_levels_[change.label] = change.level;
-      }
-    }
-    uint32_t reached = 0;
-    for (auto& [id, s] : sessions_) {
-      if (s->finished()) continue;
-      const SessionRecord& r = s->record();
-      if (change.uid && *change.uid != r.uid) continue;
-      const bool in_scope = global || (change.session != 0 && change.session == id) ||
-                            (change.pid != 0 && change.pid == r.pid) ||
-                            (!change.label.empty() && change.label == r.label);
-      if (!in_scope) continue;
-      if (change.session != 0 || change.pid != 0 || (!change.label.empty() && change.clear)) {
-        s->override_level = change.clear ? std::nullopt : std::optional(change.level);
-      }
-      UpdateLevel(*s);
-      if (s->written_level == LevelsOf(*s).live) ++reached;
-    }
+    const uint32_t reached = levels_.Apply(change, sessions_);
     levels_dirty_.store(true);  // the control segment's default too
     return reached;
   });
@@ -545,7 +291,7 @@ std::optional<uint32_t> DrainLoop::ApplyLevelChange(const LevelChange& change) {
 std::optional<DrainStatus> DrainLoop::LiveStatus() {
   return Call<DrainStatus>([this] {
     DrainStatus st;
-    st.default_level = EffectiveDefaultLevel();
+    st.default_level = levels_.EffectiveDefaultLevel();
     for (auto& [id, s] : sessions_) {
       ++st.attached_segments;
       if (s->finished()) continue;
@@ -559,12 +305,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
       st.drops.dropped_invalid += r.dropped_invalid;
       st.drops.strings_dropped += s->reader_stats().strings_dropped;
     }
-    if (rate_samples_.size() >= 2) {
-      const auto& [t0, e0] = rate_samples_.front();
-      const auto& [t1, e1] = rate_samples_.back();
-      if (t1 > t0)
-        st.events_per_second = static_cast<double>(e1 - e0) * 1e9 / static_cast<double>(t1 - t0);
-    }
+    st.events_per_second = rate_.EventsPerSecond();
     return st;
   });
 }
@@ -576,10 +317,8 @@ void DrainLoop::Shutdown() {
   FinishExited(now);
   // Store everything read, waiting for the writer if it is behind.
   for (int attempt = 0; attempt < 50; ++attempt) {
-    last_cut_ns_ = 0;
-    const uint64_t shed_before = counters_.batches_shed.load();
-    Cut(now);
-    if (counters_.batches_shed.load() == shed_before) break;
+    pipeline_.CutSoon();
+    if (!pipeline_.Cut(now, sessions_)) break;
     store_->Flush(100);
   }
   if (!store_->Flush(10'000)) LogWarning("shutdown: the writer did not finish within 10 s");

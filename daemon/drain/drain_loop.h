@@ -1,17 +1,17 @@
-// The drain thread: discovers segments, drains every attached one, hands
-// what it reads to the correlators, cuts store batches, follows process
-// exits and keeps producers' live levels.
+// The drain thread's event loop and pass scheduler: wakes on new segments,
+// producer wake-ups, process exits and its timer, and runs each pass along
+// one path: admit segments (SegmentAdmission), drain every ring into its
+// ProducerSession, finish exited sessions, answer other threads' calls
+// (DrainCalls), keep levels and heartbeats (LevelControl), cut and submit a
+// batch and follow its commit (BatchPipeline).
 #ifndef OPTRACE_DAEMON_DRAIN_DRAIN_LOOP_H_
 #define OPTRACE_DAEMON_DRAIN_DRAIN_LOOP_H_
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,9 +20,14 @@
 #include "common/status.h"
 #include "control/control_segment.h"
 #include "discovery/segment_watcher.h"
+#include "drain/batch_pipeline.h"
+#include "drain/drain_calls.h"
 #include "drain/daemon_counters.h"
 #include "drain/drain_wakeups.h"
+#include "drain/ingest_rate.h"
+#include "drain/level_control.h"
 #include "drain/producer_session.h"
+#include "drain/segment_admission.h"
 #include "drain/tail_level_source.h"
 #include "levels/level_policy.h"
 #include "storage/span_reader.h"
@@ -49,32 +54,12 @@ struct DrainOptions {
   uint64_t alive_interval_ns = 0;
 };
 
-// A live producer's level, as GetLevel shows it.
-struct LiveProducer {
-  SessionRecord record;
-  abi::LevelValue live = abi::LevelValue::kOff;       // the level word we keep
-  abi::LevelValue requested = abi::LevelValue::kOff;  // what the process asks for
-  std::optional<abi::LevelValue> override_level;      // explicit SetLevel for it
-  abi::LevelValue tail = abi::LevelValue::kOff;       // what live tails need
-};
-
 // An op still open in a live producer, strings resolved.
 struct OpenOpView {
   HalfOp launch;
   std::string name;
   std::string tag;
   std::string srcloc;
-};
-
-// A SetLevel: `level` for the scope (or, with `clear`, remove its
-// overrides). At most one of session, pid, label; none = global default.
-struct LevelChange {
-  abi::LevelValue level = abi::LevelValue::kOff;
-  bool clear = false;
-  SessionId session = 0;
-  uint32_t pid = 0;
-  std::string label;
-  std::optional<uint32_t> uid;  // callers limited to their own producers
 };
 
 // Live totals for GetStatus.
@@ -131,28 +116,19 @@ class DrainLoop {
   static constexpr std::chrono::milliseconds kCallTimeout{5000};
 
  private:
-  // Runs `fn` on the drain thread; nullopt on timeout.
+  // Runs `fn` on the drain thread; nullopt after kCallTimeout.
   template <typename T>
-  std::optional<T> Call(std::function<T()> fn);
-  void RunCalls();
-  abi::LevelValue EffectiveDefaultLevel() const;
-  LiveProducer LevelsOf(ProducerSession& s);
-
-  struct InFlight {
-    uint64_t sequence;
-    std::vector<RingCursor> cursors;
-  };
+  std::optional<T> Call(std::function<T()> fn) {
+    return calls_.Call<T>(std::move(fn), kCallTimeout);
+  }
 
   void Run();
   void Wake();
   void TryAttach(const std::string& name);
-  void Adopt(std::unique_ptr<reader::AttachedSegment> segment);
-  void FinalizeOrphans();
+  void Adopt(SegmentAdmission::Admitted admitted);
   void DrainAll(uint64_t now_ns, bool* drained_any);
   void FinishExited(uint64_t now_ns);
   void Housekeeping(uint64_t now_ns);
-  void UpdateLevel(ProducerSession& s);
-  void Cut(uint64_t now_ns);
   void ApplyCommits();
   void Shutdown();
 
@@ -161,42 +137,29 @@ class DrainLoop {
   const std::unique_ptr<SpanReader> reader_;
   ControlSegment* const control_;
   LiveEventListener* const listener_;
-  const TailLevelSource* const tails_;
-  std::mutex calls_mu_;
-  std::deque<std::function<void()>> calls_;  // GUARDED_BY(calls_mu_)
+  DrainCalls calls_;
   std::atomic<bool> levels_dirty_{true};
-  std::mutex policy_mu_;
-  std::shared_ptr<const LevelPolicy> policy_;         // GUARDED_BY(policy_mu_)
-  std::shared_ptr<const LevelPolicy> active_policy_;  // drain thread's copy
 
   DaemonCounters counters_;
+  LevelControl levels_;
   std::atomic<bool> stop_{false};
   int epoll_fd_ = -1;
   std::unique_ptr<DrainWakeups> wakeups_;
   std::thread thread_;
 
   // Drain-thread state.
-  ResumeState resume_;
   std::unique_ptr<SegmentWatcher> watcher_;
   StringDictionary dictionary_;
-  std::map<SessionId, std::unique_ptr<ProducerSession>> sessions_;
-  std::map<std::string, SessionId> by_segment_;
-  std::set<std::string> rejected_;   // failed validation or already stored: never retried
-  std::set<std::string> not_ready_;  // still initialising: retried
-  std::set<SessionId> exited_;       // pidfd fired or liveness failed
-  std::map<SessionId, uint64_t> final_sequence_;  // finished: removed once committed
-  std::deque<InFlight> in_flight_;
-  SessionId next_session_id_ = 1;
-  uint64_t next_sequence_ = 1;
-  uint64_t last_cut_ns_ = 0;
+  BatchPipeline pipeline_;
+  SegmentAdmission admission_;
+  SessionMap sessions_;
+  std::set<SessionId> exited_;  // pidfd fired or liveness failed
   uint64_t last_housekeeping_ns_ = 0;
   uint64_t last_heartbeat_ns_ = 0;
   uint64_t last_scan_ns_ = 0;
   uint64_t last_refine_ns_ = 0;
   uint64_t last_alive_ns_ = 0;
-  std::optional<abi::LevelValue> global_level_;             // SetLevel without a scope
-  std::map<std::string, abi::LevelValue> label_levels_;     // SetLevel --label
-  std::deque<std::pair<uint64_t, uint64_t>> rate_samples_;  // (time, events ingested)
+  IngestRate rate_;
 };
 
 }  // namespace optrace::daemon

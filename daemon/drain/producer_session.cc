@@ -23,6 +23,29 @@ int OpenPidfd(uint32_t pid) {
 // Events a span stands for: a paired span had two, a lone half one.
 uint64_t EventsOf(const Span& s) { return s.status == SpanStatus::kOk ? 2 : 1; }
 
+// Sets the end of `record`, whose open ops `correlator` has finished.
+void EndRecord(const SpanCorrelator& correlator, SessionState state, int64_t end_realtime_ns,
+               SessionRecord* record) {
+  record->state = state;
+  record->end_ns = end_realtime_ns;
+  record->open_ops = correlator.stats().incomplete;
+}
+
+// Moves `record` and what `out` and `instants` hold for it into `batch`.
+void MoveSessionInto(const SessionRecord& record, CorrelatorOutput* out,
+                     std::vector<Instant>* instants, StoreBatch* batch) {
+  const SessionId id = record.id;
+  batch->sessions.push_back(record);
+  if (!out->spans.empty()) batch->spans.push_back({id, std::move(out->spans)});
+  if (!instants->empty()) batch->instants.push_back({id, std::move(*instants)});
+  if (!out->halves_opened.empty()) {
+    batch->halves_opened.push_back({id, std::move(out->halves_opened)});
+  }
+  for (const auto& [op_id, kind] : out->halves_closed) {
+    batch->halves_closed.push_back({id, op_id, kind});
+  }
+}
+
 }  // namespace
 
 ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segment,
@@ -151,9 +174,8 @@ void ProducerSession::Finish(int64_t end_realtime_ns, uint64_t now_ns) {
   }
   const auto fields = segment_->ReadProducerFields();
   const bool clean = fields && fields->exit_state == abi::ExitState::kClean;
-  record_.state = clean ? SessionState::kExited : SessionState::kCrashed;
-  record_.end_ns = end_realtime_ns;
-  record_.open_ops = correlator_.stats().incomplete;
+  EndRecord(correlator_, clean ? SessionState::kExited : SessionState::kCrashed, end_realtime_ns,
+            &record_);
   finished_ = true;
   dirty_ = true;
 }
@@ -181,15 +203,7 @@ size_t ProducerSession::CutInto(StoreBatch* batch) {
   RefreshRecordCounters();
   const SessionId id = record_.id;
   const size_t spans = pending_.spans.size();
-  batch->sessions.push_back(record_);
-  if (!pending_.spans.empty()) batch->spans.push_back({id, std::move(pending_.spans)});
-  if (!pending_instants_.empty()) batch->instants.push_back({id, std::move(pending_instants_)});
-  if (!pending_.halves_opened.empty()) {
-    batch->halves_opened.push_back({id, std::move(pending_.halves_opened)});
-  }
-  for (const auto& [op_id, kind] : pending_.halves_closed) {
-    batch->halves_closed.push_back({id, op_id, kind});
-  }
+  MoveSessionInto(record_, &pending_, &pending_instants_, batch);
   for (uint32_t r = 0; r < drainer_.ring_count(); ++r) {
     batch->cursors.push_back({id, r, drainer_.consumed_position(r)});
   }
@@ -197,6 +211,20 @@ size_t ProducerSession::CutInto(StoreBatch* batch) {
   pending_instants_.clear();
   dirty_ = false;
   return spans;
+}
+
+void ProducerSession::CloseOrphan(SessionRecord record, const std::vector<HalfOp>& halves,
+                                  int64_t end_realtime_ns, StoreBatch* batch) {
+  // No rings are left to read, so no clock is needed: the halves are all
+  // there is.
+  SpanCorrelator correlator([](uint64_t, uint64_t) { return uint64_t{0}; }, 1, 1);
+  correlator.Restore(halves);
+  CorrelatorOutput out;
+  correlator.Finish(&out);
+  EndRecord(correlator, SessionState::kCrashed, end_realtime_ns, &record);
+  record.spans += correlator.stats().spans;
+  std::vector<Instant> no_instants;
+  MoveSessionInto(record, &out, &no_instants, batch);
 }
 
 uint64_t ProducerSession::OnShed(const SessionSpans* spans, const SessionInstants* instants,

@@ -5,6 +5,7 @@
 #define OPTRACE_DAEMON_DRAIN_PRODUCER_SESSION_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -67,6 +68,14 @@ class ProducerSession {
   // incomplete spans, and sets the end state (exited when the producer
   // flagged a clean exit, crashed otherwise).
   void Finish(int64_t end_realtime_ns, uint64_t now_ns);
+
+  // Closes a session a previous daemon left running whose segment is gone
+  // (its process ended while no daemon ran): as Finish and CutInto do for
+  // a live one, turns the `halves` that daemon persisted into incomplete
+  // spans and moves them into `batch` with `record`, ended crashed at
+  // `end_realtime_ns`.
+  static void CloseOrphan(SessionRecord record, const std::vector<HalfOp>& halves,
+                          int64_t end_realtime_ns, StoreBatch* batch);
 
   // Moves everything accumulated since the last cut into `batch`, with the
   // session record and the ring cursors it makes durable. Returns the number
@@ -131,6 +140,9 @@ class ProducerSession {
   bool finished_ = false;
   int pidfd_ = -1;
 };
+
+// The drain thread's sessions, by id.
+using SessionMap = std::map<SessionId, std::unique_ptr<ProducerSession>>;
 
 }  // namespace optrace::daemon
 

@@ -22,6 +22,7 @@
 #include "storage/span_reader.h"
 #include "store_test_data.h"
 #include "temp_folder.h"
+#include "write_lock_holder.h"
 
 namespace optrace::daemon {
 namespace {
@@ -44,26 +45,6 @@ StoreBatch SpansBatch(uint64_t sequence, SessionId session, std::vector<Span> sp
   batch.spans.push_back({session, std::move(spans)});
   return batch;
 }
-
-// Holds SQLite's write lock on a database from a connection of its own, so
-// that the store's writer cannot commit until Release.
-class WriteLockHolder {
- public:
-  explicit WriteLockHolder(const std::string& path) {
-    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  }
-  ~WriteLockHolder() { Release(); }
-  void Release() {
-    if (db_ == nullptr) return;
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite3_close_v2(db_);
-    db_ = nullptr;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
 
 // Waits up to `timeout` for `condition`.
 template <typename Condition>

@@ -1,0 +1,129 @@
+#include "drain/segment_admission.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/clock_now.h"
+#include "common/segment_name.h"
+#include "log/log.h"
+
+namespace optrace::daemon {
+
+SegmentAdmission::SegmentAdmission(Options options, SpanReader* reader,
+                                   StringDictionary* dictionary, LiveEventListener* listener,
+                                   DaemonCounters* counters)
+    : options_(std::move(options)),
+      reader_(reader),
+      dictionary_(dictionary),
+      listener_(listener),
+      counters_(counters) {}
+
+void SegmentAdmission::Resume(ResumeState resume) {
+  resume_ = std::move(resume);
+  next_session_id_ = resume_.max_session_id + 1;
+}
+
+std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std::string& name) {
+  if (attached_.count(name) != 0 || rejected_.count(name) != 0) return std::nullopt;
+  auto attached = reader::AttachedSegment::Attach(name, options_.attach);
+  if (!attached.ok()) {
+    const Status& st = attached.status();
+    switch (st.code()) {
+      case Status::Code::kNotReady:
+        not_ready_.insert(name);  // retried by RetryNotReady
+        return std::nullopt;
+      case Status::Code::kNotFound:
+        not_ready_.erase(name);
+        return std::nullopt;
+      default:
+        not_ready_.erase(name);
+        rejected_.insert(name);
+        counters_->segments_rejected.fetch_add(1);
+        LogWarning("rejected segment {}: {}", name, st.message());
+        return std::nullopt;
+    }
+  }
+  not_ready_.erase(name);
+  std::unique_ptr<reader::AttachedSegment> segment = std::move(attached).value();
+  const reader::SegmentGeometry& g = segment->geometry();
+  SessionRecord record;
+  const std::vector<RingCursor>* cursors = nullptr;
+  const std::vector<HalfOp>* halves = nullptr;
+  auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
+                              [&](const SessionRecord& r) { return r.segment_name == name; });
+  if (resumed != resume_.running_sessions.end()) {
+    record = *resumed;
+    if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
+    if (auto h = resume_.open_halves.find(record.id); h != resume_.open_halves.end())
+      halves = &h->second;
+  } else {
+    // A segment whose session already ended: a daemon stored it and died
+    // before removing the segment. Nothing left to read; remove it now.
+    auto stored = reader_->SessionBySegment(name);
+    if (stored.ok() && stored.value().has_value()) {
+      LogInfo("segment {} belongs to session {}, already stored as {}; removing it", name,
+              stored.value()->id, SessionStateName(stored.value()->state));
+      segment->Unlink();
+      rejected_.insert(name);
+      return std::nullopt;
+    }
+    record.id = next_session_id_++;
+    record.segment_name = name;
+    record.pid = g.name.pid;
+    record.uid = g.name.uid;
+    record.executable = g.executable;
+    record.command_line = g.command_line;
+    record.label = g.session_label;
+    record.start_ns = static_cast<int64_t>(g.created_realtime_ns);
+  }
+  auto session = std::make_unique<ProducerSession>(std::move(segment), std::move(record),
+                                                   dictionary_, listener_, options_.limits);
+  if (cursors != nullptr || halves != nullptr) {
+    session->Resume(cursors != nullptr ? *cursors : std::vector<RingCursor>{},
+                    halves != nullptr ? *halves : std::vector<HalfOp>{});
+  }
+  attached_.insert(name);
+  return Admitted{std::move(session), resumed != resume_.running_sessions.end()};
+}
+
+void SegmentAdmission::RetryNotReady(const std::function<void(Admitted)>& adopt) {
+  for (const std::string& name : std::set<std::string>(not_ready_)) {
+    if (auto admitted = TryAttach(name)) adopt(std::move(*admitted));
+    if (not_ready_.count(name) == 0) continue;
+    // Still not ready and its producer is gone: it died before finishing
+    // the segment, which will never be ready. Remove the leftover instead
+    // of retrying forever.
+    const auto parsed = SegmentName::Parse(name);
+    if (parsed && ::kill(static_cast<pid_t>(parsed->pid), 0) != 0 && errno == ESRCH) {
+      LogWarning("segment {} was never completed by its producer (pid {} is gone); removing it",
+                 name, parsed->pid);
+      ::unlink((options_.shm_folder + "/" + name).c_str());
+      not_ready_.erase(name);
+    }
+  }
+}
+
+void SegmentAdmission::CloseOrphans(BatchPipeline* pipeline) {
+  // Sessions the last daemon left running whose segment is gone: their
+  // process ended while no daemon ran and removed its segment. Close them
+  // with what was persisted.
+  for (const SessionRecord& r : resume_.running_sessions) {
+    if (attached_.count(r.segment_name) != 0) continue;
+    StoreBatch batch;
+    const auto h = resume_.open_halves.find(r.id);
+    ProducerSession::CloseOrphan(r,
+                                 h != resume_.open_halves.end() ? h->second : std::vector<HalfOp>{},
+                                 static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)), &batch);
+    LogInfo("session {} ({}) ended while no daemon ran; closed as crashed", r.id, r.segment_name);
+    if (!pipeline->SubmitAlone(std::move(batch))) {
+      LogWarning("could not store the end of session {}: writer queue full", r.id);
+    }
+  }
+  resume_ = ResumeState{};  // consumed
+}
+
+}  // namespace optrace::daemon

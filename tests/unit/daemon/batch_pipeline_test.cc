@@ -1,0 +1,148 @@
+// The batch pipeline over real parts: real producer processes drained
+// through ProducerSession, cut into batches that a real SpanStore commits to
+// a SQLite file in a temp folder, read back through SpanReader.
+#include "drain/batch_pipeline.h"
+
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include "common/clock_now.h"
+#include "held_producer.h"
+#include "storage/span_reader.h"
+#include "temp_folder.h"
+#include "write_lock_holder.h"
+
+namespace optrace::daemon {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+constexpr long kIterations = 100;
+// The producer's ops: one "start" op, then outer + inner per iteration.
+constexpr uint64_t kSpans = 2 * kIterations + 1;
+
+class BatchPipelineTest : public ::testing::Test {
+ protected:
+  void OpenStore(size_t max_queued_batches) {
+    auto store = SpanStore::Open({.db_path = path_, .max_queued_batches = max_queued_batches});
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(store).value();
+  }
+
+  // Adds a held producer as session `id`, drained to its last event.
+  void AddDrained(SessionId id) {
+    producers_.push_back(std::make_unique<HeldProducer>(id, kIterations, &dictionary_));
+    ASSERT_TRUE(producers_.back()->ok());
+    std::unique_ptr<ProducerSession> session = producers_.back()->TakeSession();
+    while (session->Drain(1 << 20, reader::DrainMode::kLive, ClockNowNs(CLOCK_MONOTONIC))) {
+    }
+    sessions_[id] = std::move(session);
+  }
+
+  std::optional<SessionRecord> Stored(SessionId id) {
+    auto reader = SpanReader::Open(path_);
+    EXPECT_TRUE(reader.ok()) << reader.status().message();
+    if (!reader.ok()) return std::nullopt;
+    auto record = reader.value()->GetSession(id);
+    EXPECT_TRUE(record.ok()) << record.status().message();
+    return record.ok() ? record.value() : std::nullopt;
+  }
+
+  testing::TempFolder dir_;
+  const std::string path_ = dir_.path() + "/trace.db";
+  std::unique_ptr<SpanStore> store_;
+  StringDictionary dictionary_;
+  DaemonCounters counters_;
+  std::vector<std::unique_ptr<HeldProducer>> producers_;
+  SessionMap sessions_;
+};
+
+TEST_F(BatchPipelineTest, Cut_YoungAndSmallBatch_WaitsForItsAgeThenStoresTheSpans) {
+  OpenStore(64);
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_,
+                         {.max_spans = 1 << 15, .max_age_ms = 20});
+  const uint64_t t0 = 1000 * kMs;
+  pipeline.StartClock(t0);
+  AddDrained(1);
+  ASSERT_EQ(sessions_[1]->pending_spans(), kSpans);
+
+  EXPECT_FALSE(pipeline.Cut(t0 + 19 * kMs, sessions_));
+  EXPECT_EQ(counters_.batches_submitted.load(), 0u) << "younger than max_age_ms";
+  EXPECT_TRUE(sessions_[1]->HasPending());
+
+  EXPECT_FALSE(pipeline.Cut(t0 + 20 * kMs, sessions_));
+  EXPECT_EQ(counters_.batches_submitted.load(), 1u);
+  EXPECT_FALSE(sessions_[1]->HasPending());
+  ASSERT_TRUE(store_->Flush(10'000));
+  EXPECT_TRUE(pipeline.ApplyCommits(sessions_).empty()) << "a running session stays";
+  const auto stored = Stored(1);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->state, SessionState::kRunning);
+  EXPECT_EQ(stored->spans, kSpans);
+  EXPECT_EQ(stored->open_ops, 1u) << "the held op";
+}
+
+TEST_F(BatchPipelineTest, Cut_SpanLimitReached_CutsBeforeTheBatchIsOld) {
+  OpenStore(64);
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_,
+                         {.max_spans = kSpans, .max_age_ms = 1'000'000});
+  const uint64_t t0 = 1000 * kMs;
+  pipeline.StartClock(t0);
+  AddDrained(1);
+  EXPECT_FALSE(pipeline.Cut(t0, sessions_));
+  EXPECT_EQ(counters_.batches_submitted.load(), 1u);
+  // Nothing new: no further batch however old.
+  EXPECT_FALSE(pipeline.Cut(t0 + 2'000'000 * kMs, sessions_));
+  EXPECT_EQ(counters_.batches_submitted.load(), 1u);
+}
+
+TEST_F(BatchPipelineTest, ApplyCommits_FinishedSession_ReturnedOnceItsEndIsStored) {
+  OpenStore(64);
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
+  pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
+  AddDrained(7);
+  producers_.back()->Kill();
+  sessions_[7]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
+                       ClockNowNs(CLOCK_MONOTONIC));
+  pipeline.CutSoon();
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));
+  ASSERT_TRUE(store_->Flush(10'000));
+  EXPECT_EQ(pipeline.ApplyCommits(sessions_), std::vector<SessionId>{7});
+  EXPECT_TRUE(pipeline.ApplyCommits(sessions_).empty()) << "returned once";
+  const auto stored = Stored(7);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->state, SessionState::kCrashed) << "killed, no clean exit";
+  EXPECT_EQ(stored->open_ops, 1u) << "the held op, stored as incomplete";
+  EXPECT_EQ(stored->spans, kSpans + 1);
+}
+
+TEST_F(BatchPipelineTest, Cut_StoreRefuses_ShedsCountsTheEventsAndStoresTheRecordNext) {
+  OpenStore(1);
+  WriteLockHolder lock(path_);
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {.max_spans = 1});
+  pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
+  // The first batch waits in the writer's queue (it cannot commit); the
+  // second finds the queue full.
+  AddDrained(1);
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));
+  SessionMap second;
+  AddDrained(2);
+  second[2] = std::move(sessions_[2]);
+  sessions_.erase(2);
+  EXPECT_TRUE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), second)) << "shed";
+  EXPECT_EQ(counters_.batches_submitted.load(), 1u);
+  EXPECT_EQ(counters_.batches_shed.load(), 1u);
+  EXPECT_EQ(counters_.events_shed.load(), 2 * kSpans) << "two events per paired span";
+  EXPECT_TRUE(second[2]->HasPending()) << "the record goes into the next batch";
+
+  lock.Release();
+  ASSERT_TRUE(store_->Flush(10'000));
+  pipeline.CutSoon();
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), second));
+  ASSERT_TRUE(store_->Flush(10'000));
+  const auto stored = Stored(2);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->dropped_shed, counters_.events_shed.load());
+}
+
+}  // namespace
+}  // namespace optrace::daemon

@@ -1,0 +1,214 @@
+// Segment admission over real segments: producer processes' own segments,
+// hand-made files in the shm folder that fail validation or never finish,
+// and a real SpanStore whose stored sessions decide what is continued,
+// removed or closed.
+#include "drain/segment_admission.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/segment_name.h"
+#include "held_producer.h"
+#include "segment_reading.h"
+#include "temp_folder.h"
+
+namespace optrace::daemon {
+namespace {
+
+bool ShmFileExists(const std::string& name) {
+  return ::access(("/dev/shm/" + name).c_str(), F_OK) == 0;
+}
+
+// Creates /dev/shm/<name> of `bytes` (sparse), mode 0600.
+void MakeShmFile(const std::string& name, off_t bytes) {
+  const int fd = ::open(("/dev/shm/" + name).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << name;
+  EXPECT_EQ(::ftruncate(fd, bytes), 0);
+  ::close(fd);
+}
+
+// A segment name in this test's namespace for `pid`.
+std::string NameFor(uint32_t pid, uint64_t nonce) {
+  return SegmentName{testing::TestPolicy().ns, static_cast<uint32_t>(::getuid()), pid, nonce}
+      .Format();
+}
+
+class SegmentAdmissionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = SpanStore::Open({.db_path = path_});
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(store).value();
+    auto reader = SpanReader::Open(path_);
+    ASSERT_TRUE(reader.ok()) << reader.status().message();
+    reader_ = std::move(reader).value();
+  }
+
+  SegmentAdmission MakeAdmission() {
+    SegmentAdmission::Options options;
+    options.attach = testing::TestPolicy();
+    return SegmentAdmission(std::move(options), reader_.get(), &dictionary_, nullptr, &counters_);
+  }
+
+  void StoreAndFlush(StoreBatch batch) {
+    batch.sequence = ++sequence_;
+    ASSERT_TRUE(store_->Submit(std::move(batch)));
+    ASSERT_TRUE(store_->Flush(10'000));
+  }
+
+  std::optional<SessionRecord> Stored(SessionId id) {
+    auto record = reader_->GetSession(id);
+    EXPECT_TRUE(record.ok()) << record.status().message();
+    return record.ok() ? record.value() : std::nullopt;
+  }
+
+  testing::TempFolder dir_;
+  const std::string path_ = dir_.path() + "/trace.db";
+  std::unique_ptr<SpanStore> store_;
+  std::unique_ptr<SpanReader> reader_;
+  StringDictionary dictionary_;
+  DaemonCounters counters_;
+  uint64_t sequence_ = 0;
+};
+
+TEST_F(SegmentAdmissionTest, TryAttach_NewSegment_SessionAfterTheStoredIdsWithItsProcessFields) {
+  HeldProducer producer(1, 1, &dictionary_, {{"OPTRACE_SESSION", "admitted"}});
+  ASSERT_TRUE(producer.ok());
+  SegmentAdmission admission = MakeAdmission();
+  ResumeState resume;
+  resume.max_session_id = 41;
+  admission.Resume(std::move(resume));
+  auto admitted = admission.TryAttach(producer.segment_name());
+  ASSERT_TRUE(admitted.has_value());
+  EXPECT_FALSE(admitted->resumed);
+  const SessionRecord& r = admitted->session->record();
+  EXPECT_EQ(r.id, 42u);
+  EXPECT_EQ(r.segment_name, producer.segment_name());
+  EXPECT_EQ(r.pid, producer.session().record().pid);
+  EXPECT_EQ(r.label, "admitted");
+  EXPECT_GT(r.start_ns, 0);
+  EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value()) << "attached already";
+  admission.Release(producer.segment_name());
+  ASSERT_TRUE(admission.TryAttach(producer.segment_name()).has_value()) << "released";
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfARunningStoredSession_ContinuesIt) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  SegmentAdmission admission = MakeAdmission();
+  ResumeState resume;
+  resume.max_session_id = 5;
+  SessionRecord stored;
+  stored.id = 5;
+  stored.segment_name = producer.segment_name();
+  stored.label = "stored-label";
+  resume.running_sessions.push_back(stored);
+  admission.Resume(std::move(resume));
+  auto admitted = admission.TryAttach(producer.segment_name());
+  ASSERT_TRUE(admitted.has_value());
+  EXPECT_TRUE(admitted->resumed);
+  EXPECT_EQ(admitted->session->record().id, 5u);
+  EXPECT_EQ(admitted->session->record().label, "stored-label");
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfAnEndedStoredSession_RemovedAndNeverRetried) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  StoreBatch batch;
+  SessionRecord ended;
+  ended.id = 9;
+  ended.segment_name = producer.segment_name();
+  ended.state = SessionState::kExited;
+  batch.sessions.push_back(ended);
+  StoreAndFlush(std::move(batch));
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  ASSERT_TRUE(ShmFileExists(producer.segment_name()));
+  EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value());
+  EXPECT_FALSE(ShmFileExists(producer.segment_name())) << "removed";
+  EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not a validation failure";
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_InvalidSegment_RejectedOnceAndCounted) {
+  const std::string name = NameFor(static_cast<uint32_t>(::getpid()), 0xbad);
+  MakeShmFile(name, static_cast<off_t>(abi::kMaxSegmentBytes + 4096));
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  EXPECT_FALSE(admission.TryAttach(name).has_value());
+  EXPECT_EQ(counters_.segments_rejected.load(), 1u);
+  EXPECT_FALSE(admission.TryAttach(name).has_value());
+  EXPECT_EQ(counters_.segments_rejected.load(), 1u) << "never retried";
+  EXPECT_TRUE(ShmFileExists(name)) << "reported, left alone";
+  ::unlink(("/dev/shm/" + name).c_str());
+}
+
+TEST_F(SegmentAdmissionTest, RetryNotReady_ProducerGoneBeforeSizingItsSegment_LeftoverRemoved) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // its pid is gone now
+  const std::string unfinished = NameFor(static_cast<uint32_t>(child), 0x5);
+  const std::string sizing = NameFor(static_cast<uint32_t>(::getpid()), 0x6);  // still alive
+  MakeShmFile(unfinished, 0);
+  MakeShmFile(sizing, 0);
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  EXPECT_FALSE(admission.TryAttach(unfinished).has_value());
+  EXPECT_FALSE(admission.TryAttach(sizing).has_value());
+  EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not ready is not invalid";
+  int adopted = 0;
+  admission.RetryNotReady([&](SegmentAdmission::Admitted) { ++adopted; });
+  EXPECT_EQ(adopted, 0);
+  EXPECT_FALSE(ShmFileExists(unfinished)) << "its producer is gone";
+  EXPECT_TRUE(ShmFileExists(sizing)) << "its producer may still size it";
+  ::unlink(("/dev/shm/" + sizing).c_str());
+}
+
+TEST_F(SegmentAdmissionTest, CloseOrphans_RunningSessionWithoutSegment_StoredCrashedOpIncomplete) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  // A previous daemon's view: session 3 (segment gone) with one op open,
+  // session 4 (segment still there).
+  HalfOp open;
+  open.op_id = 77;
+  open.kind = static_cast<uint8_t>(abi::EventKind::kLaunch);
+  open.ts_ns = 1'000;
+  SessionRecord orphan;
+  orphan.id = 3;
+  orphan.segment_name = NameFor(static_cast<uint32_t>(::getpid()), 0x3);
+  orphan.spans = 10;
+  SessionRecord alive;
+  alive.id = 4;
+  alive.segment_name = producer.segment_name();
+  StoreBatch before;
+  before.sessions = {orphan};
+  before.halves_opened.push_back({3, {open}});
+  StoreAndFlush(std::move(before));
+  auto resume = store_->LoadResumeState();
+  ASSERT_TRUE(resume.ok()) << resume.status().message();
+  ASSERT_EQ(resume.value().open_halves[3].size(), 1u);
+  resume.value().running_sessions.push_back(alive);
+
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(std::move(resume).value());
+  ASSERT_TRUE(admission.TryAttach(producer.segment_name()).has_value());
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
+  admission.CloseOrphans(&pipeline);
+  ASSERT_TRUE(store_->Flush(10'000));
+
+  const auto closed = Stored(3);
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_EQ(closed->state, SessionState::kCrashed);
+  EXPECT_GT(closed->end_ns, 0);
+  EXPECT_EQ(closed->open_ops, 1u);
+  EXPECT_EQ(closed->spans, 11u) << "the open op, as an incomplete span";
+  auto halves = reader_->OpenHalves(3);
+  ASSERT_TRUE(halves.ok());
+  EXPECT_TRUE(halves.value().empty()) << "its half closed";
+  EXPECT_FALSE(Stored(4).has_value()) << "attached: not an orphan";
+}
+
+}  // namespace
+}  // namespace optrace::daemon
