@@ -162,9 +162,12 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # package does not depend on libtorch (about 200 MB).
 set(CPACK_DEBIAN_TORCH_PACKAGE_NAME "optrace-torch")
 set(CPACK_DEBIAN_TORCH_PACKAGE_SECTION "python")
+# Depends are stated, not found by dpkg-shlibdeps: liboptrace.so.0 is in
+# the optrace package, which dpkg-shlibdeps cannot see while packaging this
+# one, and python3-torch brings libtorch (libtorch_cpu, libc10).
 set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS
     "optrace (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}), python3-torch")
-set(CPACK_DEBIAN_TORCH_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_TORCH_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_COMPONENT_TORCH_DESCRIPTION
     "PyTorch ops traced by optrace, with no code changed
 liboptrace_torch.so records every aten op and autograd function of a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# deploy.packages: cpack builds the two Debian packages from the main
-# build, and their contents and control data are what an installation
-# needs: files, the conffile, maintainer scripts, Depends.
+# deploy.packages: cpack builds the Debian packages from the main build
+# (optrace and liboptrace-dev, and optrace-torch where the build has the
+# PyTorch tracer), and their contents and control data are what an
+# installation needs: files, the conffile, maintainer scripts, Depends.
 # The .debs are left in $OPTRACE_DEBS for deploy.deb_install.
 TEST_NAME=packages
 source "$(dirname "$0")/deploy_lib.sh"
@@ -21,7 +22,14 @@ dev_deb="$OPTRACE_DEBS/liboptrace-dev_${version}-1_${arch}.deb"
 ls -l "$OPTRACE_DEBS"/*.deb
 [ -f "$daemon_deb" ] || fail "missing $daemon_deb"
 [ -f "$dev_deb" ] || fail "missing $dev_deb"
-[ "$(ls "$OPTRACE_DEBS"/*.deb | wc -l)" -eq 2 ] || fail "expected exactly two packages"
+expected_debs=2
+torch_deb="$OPTRACE_DEBS/optrace-torch_${version}-1_${arch}.deb"
+if [ -f "$OPTRACE_BUILD_DIR/python/optrace/liboptrace_torch.so" ]; then
+  expected_debs=3
+  [ -f "$torch_deb" ] || fail "missing $torch_deb (the build has the PyTorch tracer)"
+fi
+[ "$(ls "$OPTRACE_DEBS"/*.deb | wc -l)" -eq "$expected_debs" ] \
+  || fail "expected exactly $expected_debs packages"
 
 dpkg-deb -c "$daemon_deb" | awk '{print $6}' | sed 's#^\./#/#' >"$T/daemon.files"
 dpkg-deb -c "$dev_deb" | awk '{print $6}' | sed 's#^\./#/#' >"$T/dev.files"
@@ -70,6 +78,17 @@ dev_depends="$(dpkg-deb -f "$dev_deb" Depends)"
 echo "liboptrace-dev Depends: $dev_depends"
 echo "$dev_depends" | grep -qF "optrace (= ${version}-1)" \
   || fail "liboptrace-dev must depend on optrace (= ${version}-1)"
+if [ -f "$torch_deb" ]; then
+  step "optrace-torch package"
+  dpkg-deb -c "$torch_deb" | awk '{print $6}' | sed 's#^\./#/#' >"$T/torch.files"
+  has "$T/torch.files" '/usr/lib/python3/dist-packages/optrace/liboptrace_torch\.so'
+  lacks "$T/torch.files" '/s?bin/|liboptrace\.so\.|/usr/include/'
+  torch_depends="$(dpkg-deb -f "$torch_deb" Depends)"
+  echo "optrace-torch Depends: $torch_depends"
+  echo "$torch_depends" | grep -qF "optrace (= ${version}-1)" \
+    || fail "optrace-torch must depend on optrace (= ${version}-1)"
+  echo "$torch_depends" | grep -qE "(^|, )python3-torch" || fail "optrace-torch must depend on python3-torch"
+fi
 [ "$(dpkg-deb -f "$daemon_deb" Package)" = optrace ] || fail "package name"
 [ "$(dpkg-deb -f "$dev_deb" Package)" = liboptrace-dev ] || fail "package name"
 
