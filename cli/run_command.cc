@@ -16,11 +16,11 @@
 #include "exit_codes.h"
 #include "human_format.h"
 #include "nvtx_library.h"
-#include "torch_hook.h"
 #include "proto_names.h"
 #include "rpc_error.h"
 #include "stats_command.h"
 #include "terminal.h"
+#include "torch_hook.h"
 #include "wall_clock.h"
 
 extern char** environ;

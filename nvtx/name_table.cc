@@ -14,7 +14,8 @@ struct CachedName {
   size_t hash;
   uint32_t id;
 };
-constexpr size_t kCacheSlots = 512;  // a power of two; PyTorch programs use hundreds of names and tags
+constexpr size_t kCacheSlots =
+    512;  // a power of two; PyTorch programs use hundreds of names and tags
 struct NameCache {
   CachedName slots[kCacheSlots];
 };

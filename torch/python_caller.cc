@@ -71,7 +71,8 @@ void Describe(PyCodeObject* code, ptrdiff_t instruction, CachedFrame& slot) {
   slot.id = 0;
   const char* file = AsciiText(code->co_filename);
   const std::string& prefix = InternalPrefix();
-  slot.internal = file == nullptr || (!prefix.empty() && std::string_view(file).starts_with(prefix));
+  slot.internal =
+      file == nullptr || (!prefix.empty() && std::string_view(file).starts_with(prefix));
   if (slot.internal) return;
   const int line = PyCode_Addr2Line(code, static_cast<int>(instruction * sizeof(_Py_CODEUNIT)));
   if (line > 0) optrace_intern_location(file, static_cast<uint32_t>(line), &slot.id);
@@ -92,8 +93,7 @@ uint32_t CallerLocationId() {
     FrameCache* const cache = nvtx::ThreadBlock<FrameCache>::Get();
     if (cache == nullptr) return 0;
     auto* frame = reinterpret_cast<InterpreterFrame*>(state->cframe->current_frame);
-    for (int depth = 0; frame != nullptr && depth < kMaxFrames;
-         ++depth, frame = frame->previous) {
+    for (int depth = 0; frame != nullptr && depth < kMaxFrames; ++depth, frame = frame->previous) {
       PyCodeObject* const code = frame->f_code;
       if (code == nullptr) return 0;
       const ptrdiff_t instruction = frame->prev_instr - _PyCode_CODE(code);

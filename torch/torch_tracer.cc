@@ -11,10 +11,9 @@
 
 #include "torch/torch_tracer.h"
 
-#include <pthread.h>
-
-#include <ATen/record_function.h>
 #include <ATen/core/ivalue.h>
+#include <ATen/record_function.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -65,19 +64,32 @@ struct OpStack {
 
 std::string_view DtypeName(c10::ScalarType type) {
   switch (type) {
-    case c10::ScalarType::Float: return "f32";
-    case c10::ScalarType::Double: return "f64";
-    case c10::ScalarType::Half: return "f16";
-    case c10::ScalarType::BFloat16: return "bf16";
-    case c10::ScalarType::Long: return "i64";
-    case c10::ScalarType::Int: return "i32";
-    case c10::ScalarType::Short: return "i16";
-    case c10::ScalarType::Char: return "i8";
-    case c10::ScalarType::Byte: return "u8";
-    case c10::ScalarType::Bool: return "i1";
-    case c10::ScalarType::ComplexFloat: return "c64";
-    case c10::ScalarType::ComplexDouble: return "c128";
-    default: return "";
+    case c10::ScalarType::Float:
+      return "f32";
+    case c10::ScalarType::Double:
+      return "f64";
+    case c10::ScalarType::Half:
+      return "f16";
+    case c10::ScalarType::BFloat16:
+      return "bf16";
+    case c10::ScalarType::Long:
+      return "i64";
+    case c10::ScalarType::Int:
+      return "i32";
+    case c10::ScalarType::Short:
+      return "i16";
+    case c10::ScalarType::Char:
+      return "i8";
+    case c10::ScalarType::Byte:
+      return "u8";
+    case c10::ScalarType::Bool:
+      return "i1";
+    case c10::ScalarType::ComplexFloat:
+      return "c64";
+    case c10::ScalarType::ComplexDouble:
+      return "c128";
+    default:
+      return "";
   }
 }
 
@@ -120,7 +132,8 @@ void BeginOp(const at::RecordFunction& fn) {
       OpTag(fn.name(), std::span<const TensorShape>(shapes, shape_count), dtype, tag);
   if (tag_bytes != 0) desc.tag_id = Tags().Id(std::string_view(tag, tag_bytes));
   // Nested ops were called from the same Python line as the outermost one.
-  desc.srcloc_id = stack.depth == 0 ? CallerLocationId() : stack.ops[stack.depth - 1].desc.srcloc_id;
+  desc.srcloc_id =
+      stack.depth == 0 ? CallerLocationId() : stack.ops[stack.depth - 1].desc.srcloc_id;
   const uint64_t id = optrace_op_begin(&desc, OPTRACE_OP_SCOPED);
   if (id == 0) return;
   stack.ops[stack.depth++] = OpenOp{&fn, desc, id};

@@ -10,12 +10,12 @@
 namespace optrace::client {
 
 struct ProducerOptions {
-  std::string ns = "optrace";                          // OPTRACE_NAMESPACE
-  abi::LevelValue level = abi::LevelValue::kOff;       // OPTRACE_LEVEL
-  std::string session_label;                           // OPTRACE_SESSION
-  bool sink_stderr = false;                            // OPTRACE_SINK=stderr
-  uint32_t ring_count = 16;                            // OPTRACE_RING_COUNT
-  uint32_t ring_capacity = 16384;                      // OPTRACE_RING_CAPACITY
+  std::string ns = "optrace";                     // OPTRACE_NAMESPACE
+  abi::LevelValue level = abi::LevelValue::kOff;  // OPTRACE_LEVEL
+  std::string session_label;                      // OPTRACE_SESSION
+  bool sink_stderr = false;                       // OPTRACE_SINK=stderr
+  uint32_t ring_count = 16;                       // OPTRACE_RING_COUNT
+  uint32_t ring_capacity = 16384;                 // OPTRACE_RING_CAPACITY
   // How long the first op waits, at most, for a live daemon of the
   // namespace to attach (docs/abi.md: "Start-up handshake", "Ring sizes").
   uint32_t attach_timeout_ms = 200;  // OPTRACE_ATTACH_TIMEOUT_MS

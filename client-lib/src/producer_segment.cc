@@ -12,10 +12,10 @@
 #include <cstring>
 #include <exception>
 
-#include "optrace/detail/fast_path.h"
 #include "common/clock_now.h"
 #include "common/process_info.h"
 #include "common/segment_name.h"
+#include "optrace/detail/fast_path.h"
 
 namespace optrace::client {
 namespace bip = boost::interprocess;

@@ -67,8 +67,8 @@ class Runtime {
   std::atomic<uint32_t> private_level_{0};    // the live word when there is no segment
   // What this process asks for: OPTRACE_LEVEL, then SetLevel. Kept here so
   // that a fork child's new segment starts where its parent was.
-  abi::LevelValue requested_level_;            // GUARDED_BY(mu_)
-  bool hooks_installed_ = false;              // GUARDED_BY(mu_)
+  abi::LevelValue requested_level_;  // GUARDED_BY(mu_)
+  bool hooks_installed_ = false;     // GUARDED_BY(mu_)
 };
 
 }  // namespace optrace::client

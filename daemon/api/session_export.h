@@ -20,11 +20,10 @@ using ExportSink = std::function<bool(std::string_view bytes, uint64_t spans_don
 // Writes session `request.session_id()` in `request.format()` to `sink`
 // (formats: ChromeTraceWriter, PerfettoTraceWriter, CsvWriter,
 // SqliteExportWriter), from one snapshot of the database: spans in stored
-// order, then (JSON, Perfetto, SQLite) instants. `span_count` is called once, before the first chunk, with the
-// number of spans that will be exported (for progress bars), from the
-// session's op_aggregates. Memory: one chunk plus the session's distinct
-// strings; the SQLite format writes a temporary file first.
-// REQUIRES: `reader` belongs to the calling thread and has no transaction
+// order, then (JSON, Perfetto, SQLite) instants. `span_count` is called once, before the first
+// chunk, with the number of spans that will be exported (for progress bars), from the session's
+// op_aggregates. Memory: one chunk plus the session's distinct strings; the SQLite format writes a
+// temporary file first. REQUIRES: `reader` belongs to the calling thread and has no transaction
 // (Snapshot) open: the export opens its own.
 // Errors: kInvalidArgument for an unset or unknown format; kNotFound for an
 // unknown session; kUnavailable when the sink refuses a chunk; the

@@ -139,15 +139,15 @@ void SpanCorrelator::AddToMaps(const HalfOp& half, CorrelatorOutput* out) {
   if (launch) {
     EvictIfFull(open_, max_open_, SpanStatus::kIncomplete, &stats_.evicted_open, out);
   } else {
-    EvictIfFull(pending_, max_pending_, SpanStatus::kCompleteWithoutLaunch,
-                &stats_.evicted_pending, out);
+    EvictIfFull(pending_, max_pending_, SpanStatus::kCompleteWithoutLaunch, &stats_.evicted_pending,
+                out);
   }
   mine.emplace(half.op_id, Waiting{half, false});
   unpersisted_.emplace_back(half.op_id, half.kind);
 }
 
-void SpanCorrelator::EvictIfFull(WaitingMap& map, size_t cap, SpanStatus status,
-                                 uint64_t* counter, CorrelatorOutput* out) {
+void SpanCorrelator::EvictIfFull(WaitingMap& map, size_t cap, SpanStatus status, uint64_t* counter,
+                                 CorrelatorOutput* out) {
   if (map.size() < cap) return;
   // Op ids increase with time on each thread: the smallest are the oldest.
   std::vector<uint64_t> ids;

@@ -15,7 +15,7 @@ namespace optrace::daemon {
 // What one step of correlation produced, for the next StoreBatch.
 struct CorrelatorOutput {
   std::vector<Span> spans;
-  std::vector<HalfOp> halves_opened;  // unpaired halves to persist
+  std::vector<HalfOp> halves_opened;                        // unpaired halves to persist
   std::vector<std::pair<uint64_t, uint8_t>> halves_closed;  // persisted halves paired or finalised
 };
 
@@ -25,8 +25,8 @@ struct CorrelatorStats {
   uint64_t duplicates = 0;
   uint64_t incomplete = 0;
   uint64_t completes_without_launch = 0;
-  uint64_t evicted_open = 0;      // open LAUNCHes stored early as incomplete (cap)
-  uint64_t evicted_pending = 0;   // early COMPLETEs stored as without-launch (cap)
+  uint64_t evicted_open = 0;     // open LAUNCHes stored early as incomplete (cap)
+  uint64_t evicted_pending = 0;  // early COMPLETEs stored as without-launch (cap)
 };
 
 // Key: the op id within one session (the correlator is per session).
@@ -111,7 +111,7 @@ class SpanCorrelator {
   std::vector<ThreadStack> stacks_;
   size_t last_stack_ = 0;  // index of the stack used last (events come in runs)
   size_t stacked_ = 0;     // LAUNCHes in all stacks
-  WaitingMap pending_;  // COMPLETE waiting for LAUNCH
+  WaitingMap pending_;     // COMPLETE waiting for LAUNCH
   std::vector<std::pair<uint64_t, uint8_t>> unpersisted_;  // (op id, kind) in arrival order
   CorrelatorStats stats_;
 };

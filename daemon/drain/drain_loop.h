@@ -21,8 +21,8 @@
 #include "control/control_segment.h"
 #include "discovery/segment_watcher.h"
 #include "drain/batch_pipeline.h"
-#include "drain/drain_calls.h"
 #include "drain/daemon_counters.h"
+#include "drain/drain_calls.h"
 #include "drain/drain_wakeups.h"
 #include "drain/ingest_rate.h"
 #include "drain/level_control.h"
@@ -67,7 +67,7 @@ struct DrainStatus {
   uint32_t attached_segments = 0;
   uint32_t running_sessions = 0;
   double events_per_second = 0;
-  SessionRecord drops;  // only the dropped_* fields, summed over live sessions
+  SessionRecord drops;                   // only the dropped_* fields, summed over live sessions
   std::vector<SessionId> live_sessions;  // the sessions `drops` covers
   abi::LevelValue default_level = abi::LevelValue::kOff;
 };

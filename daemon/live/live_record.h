@@ -16,7 +16,7 @@ enum class LiveRecordType : uint8_t { kHalf = 1, kInstant = 2, kSpan = 3 };
 
 // Bits of LiveRecord::known: which measured values the record carries (a
 // value that is not known is 0 and its bit is clear; 0 ns may be known).
-inline constexpr uint8_t kLiveDurationKnown = 1;        // duration_ns: a COMPLETE whose LAUNCH was seen
+inline constexpr uint8_t kLiveDurationKnown = 1;  // duration_ns: a COMPLETE whose LAUNCH was seen
 inline constexpr uint8_t kLiveDeviceDurationKnown = 2;  // device_ns: measured by the producer
 
 // Trivially copyable, a whole number of 64-bit words (BroadcastBuffer

@@ -18,25 +18,25 @@ std::string_view SessionStateName(SessionState state);  // "running", "exited", 
 // carries a SessionRecord replaces the stored one.
 struct SessionRecord {
   SessionId id = 0;
-  std::string segment_name;      // unique: how a restarted daemon finds the session
+  std::string segment_name;  // unique: how a restarted daemon finds the session
   uint32_t pid = 0;
   uint32_t uid = 0;
   std::string executable;
   std::string command_line;
-  std::string label;             // OPTRACE_SESSION
-  int64_t start_ns = 0;          // CLOCK_REALTIME of the segment's creation
-  int64_t end_ns = 0;            // 0 while running
+  std::string label;     // OPTRACE_SESSION
+  int64_t start_ns = 0;  // CLOCK_REALTIME of the segment's creation
+  int64_t end_ns = 0;    // 0 while running
   SessionState state = SessionState::kRunning;
-  uint64_t events = 0;           // events read from the rings
-  uint64_t spans = 0;            // spans produced (all statuses)
-  uint64_t instants = 0;         // marks and counters
-  uint64_t open_ops = 0;         // ops open now (running) or left incomplete (ended)
-  uint64_t dropped_ring_full = 0;    // producer: ring full
-  uint64_t dropped_no_ring = 0;      // producer: no free ring
-  uint64_t dropped_shed = 0;         // daemon: writer queue overflowed
+  uint64_t events = 0;                  // events read from the rings
+  uint64_t spans = 0;                   // spans produced (all statuses)
+  uint64_t instants = 0;                // marks and counters
+  uint64_t open_ops = 0;                // ops open now (running) or left incomplete (ended)
+  uint64_t dropped_ring_full = 0;       // producer: ring full
+  uint64_t dropped_no_ring = 0;         // producer: no free ring
+  uint64_t dropped_shed = 0;            // daemon: writer queue overflowed
   uint64_t dropped_daemon_restart = 0;  // daemon: read but not committed before a crash
-  uint64_t dropped_invalid = 0;      // daemon: events that broke an ABI rule
-  uint64_t strings_dropped = 0;      // producer: string table full
+  uint64_t dropped_invalid = 0;         // daemon: events that broke an ABI rule
+  uint64_t strings_dropped = 0;         // producer: string table full
 };
 
 // Adds the loss counters (dropped_* and strings_dropped) of `from` to `to`.

@@ -29,17 +29,17 @@ std::string_view SpanStatusName(SpanStatus status);  // "ok", "incomplete", ...
 struct Span {
   uint64_t op_id = 0;
   uint64_t parent_op_id = 0;
-  int64_t start_ns = 0;        // LAUNCH (COMPLETE for kCompleteWithoutLaunch)
-  uint64_t duration_ns = 0;    // LAUNCH to COMPLETE; 0 unless kOk
-  uint64_t device_ns = 0;      // device-measured duration when has_device_ns, else 0
+  int64_t start_ns = 0;      // LAUNCH (COMPLETE for kCompleteWithoutLaunch)
+  uint64_t duration_ns = 0;  // LAUNCH to COMPLETE; 0 unless kOk
+  uint64_t device_ns = 0;    // device-measured duration when has_device_ns, else 0
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;
-  uint32_t launch_tid = 0;     // 0 when there was no LAUNCH
-  uint32_t complete_tid = 0;   // 0 when there was no COMPLETE
+  uint32_t launch_tid = 0;    // 0 when there was no LAUNCH
+  uint32_t complete_tid = 0;  // 0 when there was no COMPLETE
   uint32_t stream = 0;
   uint16_t device = 0;
-  uint8_t target = 0;          // abi::TargetKind
+  uint8_t target = 0;  // abi::TargetKind
   SpanStatus status = SpanStatus::kOk;
   bool has_device_ns = false;  // the COMPLETE carried a device duration (0 ns included)
 };
@@ -60,13 +60,13 @@ inline std::optional<uint64_t> KnownDeviceDuration(const Span& span) {
 
 // A mark or a counter sample.
 struct Instant {
-  int64_t ts_ns = 0;           // CLOCK_REALTIME
+  int64_t ts_ns = 0;  // CLOCK_REALTIME
   uint64_t parent_op_id = 0;
-  int64_t value = 0;           // counters only
+  int64_t value = 0;  // counters only
   StringId name = 0;
   StringId tag = 0;
   uint32_t tid = 0;
-  uint8_t kind = 0;            // abi::EventKind::kMark or kCounter
+  uint8_t kind = 0;  // abi::EventKind::kMark or kCounter
   uint8_t level = 0;
 };
 
@@ -74,9 +74,9 @@ struct Instant {
 // a restarted daemon can pair it (see StoreBatch).
 struct HalfOp {
   uint64_t op_id = 0;
-  uint8_t kind = 0;            // abi::EventKind::kLaunch or kComplete
-  int64_t ts_ns = 0;           // CLOCK_REALTIME of this half
-  uint64_t raw_ts = 0;         // producer clock, for precise durations
+  uint8_t kind = 0;     // abi::EventKind::kLaunch or kComplete
+  int64_t ts_ns = 0;    // CLOCK_REALTIME of this half
+  uint64_t raw_ts = 0;  // producer clock, for precise durations
   uint64_t parent_op_id = 0;
   uint64_t device_ns = 0;  // COMPLETE: device duration when has_device_ns
   StringId name = 0;

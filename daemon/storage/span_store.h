@@ -16,10 +16,10 @@
 namespace optrace::daemon {
 
 struct StoreOptions {
-  std::string db_path;                   // created (with its folder) if absent
-  size_t max_queued_batches = 64;        // Submit refuses beyond this
-  uint64_t retention_max_bytes = 0;      // 0 = unbounded
-  int64_t retention_max_age_ns = 0;      // 0 = unbounded; by session end time
+  std::string db_path;               // created (with its folder) if absent
+  size_t max_queued_batches = 64;    // Submit refuses beyond this
+  uint64_t retention_max_bytes = 0;  // 0 = unbounded
+  int64_t retention_max_age_ns = 0;  // 0 = unbounded; by session end time
 };
 
 // Everything a (re)starting daemon needs to continue where the last one
@@ -27,18 +27,18 @@ struct StoreOptions {
 struct ResumeState {
   SessionId max_session_id = 0;
   StringId max_string_id = 0;
-  std::vector<std::pair<StringId, std::string>> strings;   // the whole dictionary
-  std::vector<SessionRecord> running_sessions;             // state == running
-  std::map<SessionId, std::vector<RingCursor>> cursors;    // of running sessions
-  std::map<SessionId, std::vector<HalfOp>> open_halves;    // of running sessions
+  std::vector<std::pair<StringId, std::string>> strings;  // the whole dictionary
+  std::vector<SessionRecord> running_sessions;            // state == running
+  std::map<SessionId, std::vector<RingCursor>> cursors;   // of running sessions
+  std::map<SessionId, std::vector<HalfOp>> open_halves;   // of running sessions
 };
 
 // Health and backlog, for GetStatus and logs.
 struct StoreStatus {
   uint64_t batches_committed = 0;
   uint64_t spans_committed = 0;
-  uint64_t batches_refused = 0;     // Submit returned false (queue full)
-  uint64_t queued_batches = 0;      // writer backlog now
+  uint64_t batches_refused = 0;  // Submit returned false (queue full)
+  uint64_t queued_batches = 0;   // writer backlog now
   uint64_t queued_spans = 0;
   uint64_t committed_sequence = 0;  // highest StoreBatch::sequence committed
   uint64_t write_errors = 0;        // failed transactions (retried, or dropped below)

@@ -40,8 +40,7 @@ PyObject* FusedTag(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return nullptr;
   }
   if (nargs < 2) {
-    PyErr_Format(PyExc_ValueError, "optrace.fused_tag() needs at least two parts, got %zd",
-                 nargs);
+    PyErr_Format(PyExc_ValueError, "optrace.fused_tag() needs at least two parts, got %zd", nargs);
     return nullptr;
   }
   for (Py_ssize_t i = 0; i < nargs; ++i) {

@@ -42,7 +42,7 @@ TEST_F(StatusTest, Issue16_RingOverflowedThenSessionEnded_StatusStillShowsTheLos
   // overflow. It then holds an op open, alive, until the daemon attaches.
   ASSERT_EQ(daemon_.Stop(), 0);
   auto producer = StartTestProducer({"--ops", "1000", "--hold-open", "held"},
-                                {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_RING_CAPACITY", "64"}});
+                                    {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_RING_CAPACITY", "64"}});
   ASSERT_TRUE(producer->WaitForLine("holding=", 20s).has_value()) << producer->stderr_text();
   ASSERT_TRUE(daemon_.Start()) << daemon_.log();
   const auto pid = static_cast<uint32_t>(producer->pid());

@@ -110,15 +110,15 @@ struct OpEvent {
   uint32_t name_id;       // string table ids; 0 = none
   uint32_t tag_id;
   uint32_t srcloc_id;
-  uint32_t thread_id;     // OS thread id of the emitting thread
-  uint32_t stream;        // CUDA stream or queue, 0 = default
+  uint32_t thread_id;  // OS thread id of the emitting thread
+  uint32_t stream;     // CUDA stream or queue, 0 = default
   uint16_t device_id;
-  uint8_t kind;           // EventKind
-  uint8_t level;          // LevelValue
-  uint8_t target_kind;    // TargetKind
-  uint8_t flags;          // kFlag* bits
-  uint16_t reserved;      // always written as 0
-  uint32_t stamp;         // low 32 bits of (ring position + 1)
+  uint8_t kind;         // EventKind
+  uint8_t level;        // LevelValue
+  uint8_t target_kind;  // TargetKind
+  uint8_t flags;        // kFlag* bits
+  uint16_t reserved;    // always written as 0
+  uint32_t stamp;       // low 32 bits of (ring position + 1)
 };
 static_assert(sizeof(OpEvent) == kEventBytes);
 static_assert(alignof(OpEvent) <= 64);
@@ -158,43 +158,43 @@ inline constexpr size_t kCommandLineBytes = 512;
 
 struct SegmentHeader {
   // Immutable part: written once by the producer before state = kReady.
-  uint64_t magic;                 // kSegmentMagic
-  uint16_t abi_major;             // kAbiMajor
-  uint16_t abi_minor;             // kAbiMinor
-  uint32_t header_bytes;          // sizeof(SegmentHeader) as built by the producer
-  uint32_t event_bytes;           // sizeof(OpEvent)
-  uint32_t ring_header_bytes;     // sizeof(RingHeader)
-  uint64_t segment_bytes;         // total size, == file size
-  uint32_t ring_count;            // <= kMaxRings
-  uint32_t ring_capacity;         // events per ring, a power of two
-  uint64_t rings_offset;          // RingHeader[ring_count]
-  uint64_t slots_offset;          // OpEvent[ring_count * ring_capacity]
-  uint64_t string_entries_offset; // StringEntry[string_slots]
-  uint64_t string_blob_offset;    // char[string_blob_bytes]
+  uint64_t magic;                  // kSegmentMagic
+  uint16_t abi_major;              // kAbiMajor
+  uint16_t abi_minor;              // kAbiMinor
+  uint32_t header_bytes;           // sizeof(SegmentHeader) as built by the producer
+  uint32_t event_bytes;            // sizeof(OpEvent)
+  uint32_t ring_header_bytes;      // sizeof(RingHeader)
+  uint64_t segment_bytes;          // total size, == file size
+  uint32_t ring_count;             // <= kMaxRings
+  uint32_t ring_capacity;          // events per ring, a power of two
+  uint64_t rings_offset;           // RingHeader[ring_count]
+  uint64_t slots_offset;           // OpEvent[ring_count * ring_capacity]
+  uint64_t string_entries_offset;  // StringEntry[string_slots]
+  uint64_t string_blob_offset;     // char[string_blob_bytes]
   uint32_t string_slots;
   uint32_t string_blob_bytes;
   uint32_t pid;
   uint32_t uid;
-  uint64_t process_start_ticks;   // /proc/<pid>/stat field 22, against pid reuse
-  uint64_t nonce;                 // equals the nonce in the segment name
-  uint32_t clock_id;              // ClockId of OpEvent::ts
+  uint64_t process_start_ticks;  // /proc/<pid>/stat field 22, against pid reuse
+  uint64_t nonce;                // equals the nonce in the segment name
+  uint32_t clock_id;             // ClockId of OpEvent::ts
   uint32_t reserved0;
-  uint64_t clock_ticks_per_sec;   // 0: the consumer calibrates the rate itself
-  uint64_t created_ts;            // clock_id domain, at creation
-  uint64_t created_monotonic_ns;  // CLOCK_MONOTONIC at the same instant
-  uint64_t created_realtime_ns;   // CLOCK_REALTIME at the same instant
-  char session_label[kLabelBytes];    // OPTRACE_SESSION, NUL-padded
-  char executable[kExecutableBytes];  // /proc/self/exe, NUL-padded
+  uint64_t clock_ticks_per_sec;          // 0: the consumer calibrates the rate itself
+  uint64_t created_ts;                   // clock_id domain, at creation
+  uint64_t created_monotonic_ns;         // CLOCK_MONOTONIC at the same instant
+  uint64_t created_realtime_ns;          // CLOCK_REALTIME at the same instant
+  char session_label[kLabelBytes];       // OPTRACE_SESSION, NUL-padded
+  char executable[kExecutableBytes];     // /proc/self/exe, NUL-padded
   char command_line[kCommandLineBytes];  // argv, NUL-separated, truncated
-  std::atomic<uint32_t> state;    // SegmentState; written last, with release
+  std::atomic<uint32_t> state;           // SegmentState; written last, with release
   uint32_t reserved1;
 
   // Consumer-owned control line: the producer only reads these once a
   // consumer has attached (daemon_pid != 0).
-  alignas(64) std::atomic<uint32_t> level;  // live level word (LevelValue)
-  std::atomic<uint32_t> level_generation;   // bumped on each change
+  alignas(64) std::atomic<uint32_t> level;    // live level word (LevelValue)
+  std::atomic<uint32_t> level_generation;     // bumped on each change
   std::atomic<uint64_t> daemon_heartbeat_ns;  // CLOCK_MONOTONIC, refreshed by the daemon
-  std::atomic<uint32_t> daemon_pid;         // attached daemon, 0 = none
+  std::atomic<uint32_t> daemon_pid;           // attached daemon, 0 = none
   // Minor 1: 0 until the daemon has attached and written the level word,
   // then kAttached. A futex word: the producer's start-up handshake waits
   // on it, the daemon wakes it once.
@@ -203,12 +203,12 @@ struct SegmentHeader {
 
   // Producer-owned line.
   alignas(64) std::atomic<uint32_t> string_count;  // published string entries
-  std::atomic<uint32_t> rings_claimed;            // rings ever claimed (informational)
-  std::atomic<uint64_t> events_dropped_no_ring;   // threads beyond ring_count
-  std::atomic<uint64_t> strings_dropped;          // string table full
-  std::atomic<uint32_t> requested_level;  // what the process asks for (env, SetLevel)
-  std::atomic<uint32_t> requested_generation;  // bumped on each in-process SetLevel
-  std::atomic<uint32_t> exit_state;       // ExitState
+  std::atomic<uint32_t> rings_claimed;             // rings ever claimed (informational)
+  std::atomic<uint64_t> events_dropped_no_ring;    // threads beyond ring_count
+  std::atomic<uint64_t> strings_dropped;           // string table full
+  std::atomic<uint32_t> requested_level;           // what the process asks for (env, SetLevel)
+  std::atomic<uint32_t> requested_generation;      // bumped on each in-process SetLevel
+  std::atomic<uint32_t> exit_state;                // ExitState
   uint32_t producer_reserved[7];
 };
 static_assert(offsetof(SegmentHeader, state) == 976);
@@ -222,9 +222,9 @@ static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 // a producer start at the level live tails ask for before any daemon has
 // attached to it. Written only by the daemon; producers map it read-only.
 struct ControlBlock {
-  uint64_t magic;       // kControlMagic
-  uint16_t abi_major;   // kAbiMajor
-  uint16_t abi_minor;   // kAbiMinor
+  uint64_t magic;          // kControlMagic
+  uint16_t abi_major;      // kAbiMajor
+  uint16_t abi_minor;      // kAbiMinor
   uint32_t control_bytes;  // sizeof(ControlBlock)
   uint32_t daemon_pid;
   uint32_t daemon_uid;

@@ -49,9 +49,9 @@ void CalibrateOnce() {
     g_cal.origin = TakeSample();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const Sample s = TakeSample();
-    g_cal.ticks_per_ns.store(static_cast<double>(s.tsc - g_cal.origin.tsc) /
-                                 static_cast<double>(s.ns - g_cal.origin.ns),
-                             std::memory_order_relaxed);
+    g_cal.ticks_per_ns.store(
+        static_cast<double>(s.tsc - g_cal.origin.tsc) / static_cast<double>(s.ns - g_cal.origin.ns),
+        std::memory_order_relaxed);
   });
 }
 

@@ -215,9 +215,8 @@ void SegmentDrainer::Release(uint32_t index, uint64_t pos, uint64_t head, uint32
         // A retired ring that we drained completely is free again.
         uint32_t expected = retired;
         if (free_ring) {
-          ring->state.compare_exchange_strong(expected,
-                                              static_cast<uint32_t>(abi::RingState::kFree),
-                                              std::memory_order_acq_rel);
+          ring->state.compare_exchange_strong(
+              expected, static_cast<uint32_t>(abi::RingState::kFree), std::memory_order_acq_rel);
         }
       })) {
     ++stats->shm_faults;
@@ -229,8 +228,8 @@ void SegmentDrainer::Release(uint32_t index, uint64_t pos, uint64_t head, uint32
 bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,
                            std::vector<abi::OpEvent>* out, ReaderStats* stats) {
   if (const auto fields = segment_.ReadProducerFields()) {
-    Accumulate(fields->events_dropped_no_ring, &last_no_ring_drops_,
-               &stats->events_dropped_no_ring, stats);
+    Accumulate(fields->events_dropped_no_ring, &last_no_ring_drops_, &stats->events_dropped_no_ring,
+               stats);
     Accumulate(fields->strings_dropped, &last_strings_dropped_, &stats->strings_dropped, stats);
     if (fields->string_count < last_string_count_) ++stats->counters_went_backwards;
     last_string_count_ = std::max(last_string_count_, fields->string_count);

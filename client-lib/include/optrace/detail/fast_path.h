@@ -34,22 +34,22 @@ inline constexpr uint32_t kBootstrapLevel = 0xff;
 // data so that access needs no TLS wrapper call). Zero means "not set up".
 // Only its own thread reads or writes it.
 struct ThreadWriter {
-  abi::OpEvent* fast_slots;   // the ring's slots, or nullptr: take the slow path
-  abi::RingHeader* ring;      // the claimed ring, or nullptr
-  abi::OpEvent* ring_slots;   // the claimed ring's slots (also when fast_slots is null)
-  uint64_t mask;              // ring_capacity - 1
-  uint64_t write_pos;         // private copy of ring->write_pos
+  abi::OpEvent* fast_slots;  // the ring's slots, or nullptr: take the slow path
+  abi::RingHeader* ring;     // the claimed ring, or nullptr
+  abi::OpEvent* ring_slots;  // the claimed ring's slots (also when fast_slots is null)
+  uint64_t mask;             // ring_capacity - 1
+  uint64_t write_pos;        // private copy of ring->write_pos
   // The position of the next fill check (CheckFillSlow): where the ring,
   // by the last read_pos seen (read only there), crosses its wake
   // watermark or is full.
   uint64_t check_pos;
   uint64_t wake_tried_at_read;  // read_pos at our last try to wake the daemon (~0: none)
-  uint64_t dropped;           // private copy of ring->dropped
-  uint64_t next_op_id;        // next id of this thread's id block
-  uint64_t op_id_end;         // one past the block's last id
-  uint64_t current_op;        // innermost scoped op open on this thread (parent of new ops)
-  uint32_t tid;               // OS thread id
-  uint8_t drops_pending;      // kFlagDropsBefore for the next written event
+  uint64_t dropped;             // private copy of ring->dropped
+  uint64_t next_op_id;          // next id of this thread's id block
+  uint64_t op_id_end;           // one past the block's last id
+  uint64_t current_op;          // innermost scoped op open on this thread (parent of new ops)
+  uint32_t tid;                 // OS thread id
+  uint8_t drops_pending;        // kFlagDropsBefore for the next written event
 };
 
 OPTRACE_EXPORT extern __thread ThreadWriter tls_writer __attribute__((tls_model("initial-exec")));
@@ -84,14 +84,16 @@ inline bool LevelEnabled(abi::LevelValue level) noexcept {
   const uint32_t live =
       g_level_word.load(std::memory_order_acquire)->load(std::memory_order_relaxed);
   if (live < static_cast<uint32_t>(level)) return false;
-  if (live == kBootstrapLevel) [[unlikely]] return LevelEnabledSlow(static_cast<uint32_t>(level));
+  if (live == kBootstrapLevel) [[unlikely]]
+    return LevelEnabledSlow(static_cast<uint32_t>(level));
   return true;
 }
 
 // A new op id: unique in the process, increasing on each thread. Ids come in
 // per-thread blocks, so there is no shared atomic per op.
 inline uint64_t NextOpId(ThreadWriter& w) noexcept {
-  if (w.next_op_id == w.op_id_end) [[unlikely]] RefillOpIds(w);
+  if (w.next_op_id == w.op_id_end) [[unlikely]]
+    RefillOpIds(w);
   return w.next_op_id++;
 }
 

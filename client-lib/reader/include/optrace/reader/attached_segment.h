@@ -10,18 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "optrace/abi.h"
 #include "common/segment_name.h"
 #include "common/status.h"
+#include "optrace/abi.h"
 
 namespace optrace::reader {
 
 // Which segments a consumer accepts.
 struct AttachPolicy {
-  std::string ns = "optrace";        // only this namespace
-  bool any_uid = false;              // root daemons: serve every uid
+  std::string ns = "optrace";          // only this namespace
+  bool any_uid = false;                // root daemons: serve every uid
   std::vector<uint32_t> allowed_uids;  // besides our own uid
-  bool allow_group_writable = false; // mode with group/other write bits
+  bool allow_group_writable = false;   // mode with group/other write bits
 };
 
 // The consumer's private copy of a validated header: after Attach, the
@@ -44,19 +44,19 @@ struct SegmentGeometry {
   uint64_t created_ts = 0;
   uint64_t created_monotonic_ns = 0;
   uint64_t created_realtime_ns = 0;
-  std::string session_label;   // sanitized
-  std::string executable;      // sanitized
-  std::string command_line;    // sanitized, arguments separated by spaces
+  std::string session_label;  // sanitized
+  std::string executable;     // sanitized
+  std::string command_line;   // sanitized, arguments separated by spaces
 };
 
 // Mutable producer-owned fields, read (and only read) in one guarded pass.
 struct ProducerFields {
   abi::SegmentState state = abi::SegmentState::kInitializing;
   abi::ExitState exit_state = abi::ExitState::kRunning;
-  uint32_t string_count = 0;            // clamped to string_slots
+  uint32_t string_count = 0;  // clamped to string_slots
   uint64_t events_dropped_no_ring = 0;
   uint64_t strings_dropped = 0;
-  uint32_t requested_level = 0;         // clamped to kMaxLevel
+  uint32_t requested_level = 0;  // clamped to kMaxLevel
   uint32_t requested_generation = 0;
 };
 
@@ -110,8 +110,7 @@ class AttachedSegment {
 
  private:
   struct Mapping;
-  AttachedSegment(std::string shm_name, std::unique_ptr<Mapping> mapping,
-                  SegmentGeometry geometry);
+  AttachedSegment(std::string shm_name, std::unique_ptr<Mapping> mapping, SegmentGeometry geometry);
   std::string shm_name_;
   std::unique_ptr<Mapping> mapping_;
   char* base_;
