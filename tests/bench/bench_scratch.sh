@@ -8,6 +8,9 @@
 #                                $daemon and the LTTng session daemon it
 #                                started, and removes the scratch folder
 #                                and the namespace's segments
+#   bench_start_daemon           starts $optraced on a new database in $tmp
+#                                (level off, no retention), sets daemon to
+#                                its pid and waits until it is ready
 bench_build() {
   local build=$1
   shift
@@ -34,4 +37,15 @@ bench_cleanup() {
   [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
   lttng_stop_sessiond
   rm -rf "$tmp" /dev/shm/"$OPTRACE_NAMESPACE".* 2>/dev/null || true
+}
+
+bench_start_daemon() {
+  rm -f "$tmp"/ops.db*
+  "$optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" --level off \
+    --retention-max-bytes 0 2>"$tmp/daemon.log" &
+  daemon=$!
+  until grep -qs ' ready:' "$tmp/daemon.log"; do
+    kill -0 "$daemon" 2>/dev/null || { cat "$tmp/daemon.log" >&2; exit 1; }
+    sleep 0.05
+  done
 }

@@ -42,13 +42,7 @@ else
   echo "lttng: skipped: $("$producer" --list | grep '^lttng')" >>"$notes"
 fi
 
-"$optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" --level off \
-  --retention-max-bytes 0 2>"$tmp/daemon.log" &
-daemon=$!
-until grep -qs ' ready:' "$tmp/daemon.log"; do
-  kill -0 "$daemon" 2>/dev/null || { cat "$tmp/daemon.log" >&2; exit 1; }
-  sleep 0.05
-done
+bench_start_daemon
 
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 

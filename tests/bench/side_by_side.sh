@@ -59,16 +59,6 @@ done < <("$bench" --list)
 if [ -n "${built[lttng]:-}" ]; then lttng_start_sessiond "$notes"; fi
 
 # ---- optraced: its own database, socket and namespace, one per pass ----------
-start_daemon() {
-  rm -f "$tmp"/ops.db*
-  "$optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" --level off \
-    --retention-max-bytes 0 2>"$tmp/daemon.log" &
-  daemon=$!
-  until grep -qs ' ready:' "$tmp/daemon.log"; do
-    kill -0 "$daemon" 2>/dev/null || { cat "$tmp/daemon.log" >&2; exit 1; }
-    sleep 0.05
-  done
-}
 stop_daemon() {  # stop_daemon <rate>: after the sessions' ends are committed
   sleep 1
   kill "$daemon"; wait "$daemon" 2>/dev/null || true
@@ -127,7 +117,7 @@ echo "side_by_side: rates (pairs/s per thread, 0 = back to back): $rates; $reps 
      "${seconds}s per row after ${warmup}s warm-up; threads: $thread_counts;" \
      "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for rate in $rates; do
-  start_daemon
+  bench_start_daemon
   for round in $(seq "$reps"); do
     for threads in $thread_counts; do
       OPTRACE_RING_CAPACITY=$ring run "$rate" optrace-enabled "$threads" "$round" optrace-enabled
