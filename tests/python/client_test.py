@@ -273,13 +273,15 @@ class ClientTest(t.DaemonTestCase):
     @unittest.skipUnless(os.geteuid() == 0, "needs root to call as another uid")
     def test_Errors_OtherUser_PermissionDenied(self):
         _, session = self.run_producer("ops_program.py", 0, 0, 3)
-        os.chmod(self.folder, 0o755)
+        python_path, library_path, programs = t.stage_for_other_users(self.folder)
         os.chmod(os.path.dirname(self.daemon.socket), 0o755)
         os.chmod(self.daemon.socket, 0o666)
         probe = subprocess.run(
             ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             "/usr/bin/python3", t.program("other_user_program.py"), self.daemon.socket,
-             str(session.id)], env=t.python_env(), capture_output=True, text=True, timeout=60)
+             "/usr/bin/python3", os.path.join(programs, "other_user_program.py"),
+             self.daemon.socket, str(session.id)],
+            env=t.python_env(PYTHONPATH=python_path, LD_LIBRARY_PATH=library_path),
+            cwd=programs, capture_output=True, text=True, timeout=60)
         self.assertEqual(probe.stdout.split("\n"), [
             "PermissionDeniedError PERMISSION_DENIED", "PermissionDeniedError PERMISSION_DENIED",
             ""], probe.stderr)

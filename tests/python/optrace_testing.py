@@ -99,6 +99,29 @@ def python_env(**extra):
     return env
 
 
+def stage_for_other_users(folder):
+    """Copies what a producer program needs (the optrace package this test
+    imports, the liboptrace it loaded, the programs) under `folder`, mode
+    0755, so that another uid can run them whatever the checkout's mode;
+    returns (PYTHONPATH, LD_LIBRARY_PATH, programs folder) for that uid."""
+    package = os.path.dirname(os.path.abspath(optrace.__file__))
+    library = next(line.split()[-1] for line in open("/proc/self/maps")
+                   if os.path.basename(line.split()[-1]).startswith("liboptrace.so"))
+    staged = os.path.join(folder, "staged")
+    shutil.copytree(package, os.path.join(staged, "python", "optrace"))
+    shutil.copytree(PROGRAMS, os.path.join(staged, "programs"))
+    os.makedirs(os.path.join(staged, "lib"))
+    shutil.copy(library, os.path.join(staged, "lib", "liboptrace.so.0"))
+    for root, folders, files in os.walk(staged):
+        for name in folders + files:
+            path = os.path.join(root, name)
+            os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
+    os.chmod(staged, 0o755)
+    os.chmod(folder, 0o755)
+    return (os.path.join(staged, "python"), os.path.join(staged, "lib"),
+            os.path.join(staged, "programs"))
+
+
 def start_python(script, *args, env=None, **popen):
     """Starts /usr/bin/python3 `script` `args`."""
     return subprocess.Popen([sys.executable, script, *map(str, args)],
