@@ -22,6 +22,9 @@ namespace {
 
 using std::chrono::nanoseconds;
 
+// How often the start waits look again at INSERTs of an earlier run.
+constexpr std::chrono::milliseconds kOwnInsertsPoll{50};
+
 }  // namespace
 
 // The pages of one INSERT and their rows. Invariant: the rows of pages[i]
@@ -75,6 +78,8 @@ ClickHouseForwarder::ClickHouseForwarder(ForwarderOptions options,
                                          ForwardProgress progress)
     : options_(std::move(options)),
       insert_statement_(SpanInsertStatement(options_.tables.InsertTable())),
+      insert_query_prefix_("optrace-forward-" + options_.node + "-" +
+                           std::to_string(progress.store_id) + "-"),
       cursor_(std::move(cursor)),
       reader_(std::move(reader)),
       progress_(progress),
@@ -150,7 +155,10 @@ void ClickHouseForwarder::Send() {
       }
     }
     if (client != nullptr) {
-      sent = client->Insert(insert_statement_, job->batch.rows);
+      const std::string query_id = insert_query_prefix_ +
+                                   std::to_string(job->batch.pages.front().id) + "-" +
+                                   std::to_string(job->batch.pages.back().id);
+      sent = client->Insert(insert_statement_, job->batch.rows, {{"query_id", query_id}});
       failure = client->failure();
     }
     lock.lock();
@@ -182,6 +190,21 @@ nanoseconds ClickHouseForwarder::Step() {
     schema_ready_ = true;
   }
   if (!knows_highest_there_) {
+    // An INSERT of an earlier run (or connection) may still be running
+    // there: what it holds is known once it has finished.
+    Result<uint64_t> running = OwnInsertsRunning();
+    if (!running.ok()) return RecordFailure(running.status());
+    if (running.value() > 0) {
+      if (!waited_for_own_inserts_) {
+        LogInfo(
+            "ClickHouse at {} still runs {} INSERTs of this node sent before: waiting for "
+            "them before checking which pages it holds",
+            client_->redacted_url(), running.value());
+        waited_for_own_inserts_ = true;
+      }
+      return kOwnInsertsPoll;
+    }
+    waited_for_own_inserts_ = false;
     Result<uint64_t> highest = HighestPageThere();
     if (!highest.ok()) return RecordFailure(highest.status());
     ahead_through_page_ = std::max(ahead_through_page_, highest.value());
@@ -226,6 +249,23 @@ nanoseconds ClickHouseForwarder::Step() {
   }
   work_cv_.notify_one();
   return nanoseconds::zero();
+}
+
+Result<uint64_t> ClickHouseForwarder::OwnInsertsRunning() {
+  const std::string prefix = SqlString(insert_query_prefix_);
+  const std::string sql =
+      "SELECT count() FROM system.processes WHERE substring(query_id, 1, "
+      "length(" +
+      prefix + ")) = " + prefix + " FORMAT RowBinary";
+  Result<std::string> answer = client_->Query(sql);
+  if (!answer.ok()) return answer.status();
+  RowBinaryReader reader(answer.value());
+  const uint64_t running = reader.Int<uint64_t>();
+  if (!reader.status().ok() || !reader.AtEnd()) {
+    return Status::Unavailable("ClickHouse at " + client_->redacted_url() +
+                               ": unexpected answer to the running INSERTs check");
+  }
+  return running;
 }
 
 Result<uint64_t> ClickHouseForwarder::HighestPageThere() {
@@ -286,6 +326,7 @@ Status ClickHouseForwarder::SettleFinished() {
                        [](const std::unique_ptr<InFlight>& entry) { return entry->done; });
   });
   ahead_through_page_ = std::max(ahead_through_page_, read_after_page_);
+  knows_highest_there_ = false;  // a cut connection's INSERT may still run there
   in_flight_.clear();
   read_after_page_ = progress_.page_id;
   // A refusal may mean the tables are gone: create them again first.

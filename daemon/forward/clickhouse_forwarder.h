@@ -62,7 +62,10 @@ struct ForwarderStatus {
 //  * It creates the database and tables when it starts (and again after an
 //    insert was refused, in case someone dropped them), and asks ClickHouse
 //    for the highest page of this store it holds: a page that a previous
-//    run sent but whose cursor commit it did not live to make.
+//    run sent but whose cursor commit it did not live to make. Every INSERT
+//    carries a query id naming the node, store and pages; before asking, it
+//    waits until ClickHouse runs none of them (one that a killed run sent
+//    may still be running there, and would land after the check).
 //  * It reads the whole pages after the last batch handed out, up to
 //    batch_spans spans, with its own SpanReader, in one snapshot with the
 //    sessions and strings they need, and hands the batch to a sender; it
@@ -75,7 +78,8 @@ struct ForwarderStatus {
 //    timeout, a reset connection), it sends nothing more, waits for the
 //    batches in flight, keeps the cursor after the last of the acknowledged
 //    run, and reads again from there after a delay that doubles up to
-//    max_retry_delay. Later batches may have landed meanwhile: until the
+//    max_retry_delay. Later batches may have landed meanwhile (or still
+//    run there: it waits for them and asks again, as at start): until the
 //    reading passes the highest page ever handed out (or found in
 //    ClickHouse at start), each batch is first checked, and the pages
 //    ClickHouse holds in full are not sent again.
@@ -110,6 +114,9 @@ class ClickHouseForwarder {
   // connection of its own.
   void Send();
   Status EnsureSchema();
+  // How many INSERTs of this node and store ClickHouse is running now (their
+  // query ids start with insert_query_prefix_), whoever sent them.
+  Result<uint64_t> OwnInsertsRunning();
   // The highest page of this store that ClickHouse holds (0 for none).
   Result<uint64_t> HighestPageThere();
   // Moves the cursor over the acknowledged batches at the head of
@@ -127,6 +134,8 @@ class ClickHouseForwarder {
 
   const ForwarderOptions options_;
   const std::string insert_statement_;
+  // Every INSERT's query id: this, then its first and last page ids.
+  const std::string insert_query_prefix_;
   // Used by the reading thread only.
   const std::unique_ptr<ForwardCursor> cursor_;
   const std::unique_ptr<SpanReader> reader_;
@@ -134,6 +143,7 @@ class ClickHouseForwarder {
   ForwardProgress progress_;
   bool schema_ready_ = false;
   bool knows_highest_there_ = false;
+  bool waited_for_own_inserts_ = false;  // logged that it waits
   // ClickHouse may hold pages after the cursor up to this id: found at
   // start, and after a failure the last page handed out.
   uint64_t ahead_through_page_ = 0;
