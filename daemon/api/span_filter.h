@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "model/span.h"
 #include "optrace/v1/optrace.pb.h"
+#include "storage/span_page_codec.h"
 
 namespace optrace::daemon {
 
@@ -43,6 +44,19 @@ class SpanFilter {
     if (c.name && !TextMatches(*c.name, name_verdicts_, span.name)) return false;
     if (c.tag && !TextMatches(*c.tag, tag_verdicts_, span.tag)) return false;
     return true;
+  }
+
+  // The span columns Matches reads (the time range's is ForEachSpan's).
+  span_page::ColumnSet Columns() const {
+    const CheckedOpFilter& c = conditions_;
+    span_page::ColumnSet columns = 0;
+    if (c.target) columns |= span_page::kTarget;
+    if (c.device) columns |= span_page::kDevice;
+    if (c.status) columns |= span_page::kStatus;
+    if (c.min_duration_ns > 0) columns |= span_page::kDurationNs;
+    if (c.name) columns |= span_page::kName;
+    if (c.tag) columns |= span_page::kTag;
+    return columns;
   }
 
   // The time range, inclusive; no bound is the type's minimum / maximum.

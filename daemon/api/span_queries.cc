@@ -42,6 +42,18 @@ uint64_t GroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t target, u
   }
 }
 
+// The span columns GroupKey reads.
+span_page::ColumnSet GroupKeyColumns(v1::GroupBy by) {
+  switch (by) {
+    case v1::GROUP_BY_TAG:
+      return span_page::kTag;
+    case v1::GROUP_BY_TARGET:
+      return span_page::kTarget | span_page::kDevice;
+    default:
+      return span_page::kName;
+  }
+}
+
 // The text of a group key: "gpu:0" for targets, the dictionary string
 // otherwise.
 std::string KeyText(v1::GroupBy by, uint64_t key, StringCache& strings) {
@@ -233,12 +245,14 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   }
   uint64_t spans = 0;
   Status scanned = reader.ForEachSpan(
-      request.session_id(), filter.min_start_ns(), filter.max_start_ns(), [&](const Span& span) {
+      request.session_id(), filter.min_start_ns(), filter.max_start_ns(),
+      [&](const Span& span) {
         if (!filter.Matches(span)) return true;
         ++spans;
         groups.Add(GroupKey(group_by, span.name, span.tag, span.target, span.device), span);
         return true;
-      });
+      },
+      GroupKeyColumns(group_by) | StatsGroups::kColumns | filter.Columns());
   if (!scanned.ok()) return scanned;
 
   std::vector<StatsGroups::Row> rows = groups.TakeRows();

@@ -11,6 +11,7 @@
 #include "api/flat_id_map.h"
 #include "model/span.h"
 #include "storage/op_aggregate.h"
+#include "storage/span_page_codec.h"
 
 namespace optrace::daemon {
 
@@ -34,6 +35,9 @@ class StatsGroups {
   // before (e.g. one aggregate row's), so that Add need not reallocate: an
   // optimisation only, any number may be added. REQUIRES: key != FlatIdMap's kNoId.
   void Reserve(uint64_t key, uint64_t ok_spans);
+
+  // The span columns Add reads.
+  static constexpr span_page::ColumnSet kColumns = span_page::kStatus | span_page::kDurationNs;
 
   // Counts `span` in group `key`. REQUIRES: key != FlatIdMap's kNoId.
   void Add(uint64_t key, const Span& span) {

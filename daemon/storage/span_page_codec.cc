@@ -3,15 +3,21 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 namespace optrace::daemon::span_page {
 namespace {
 
 constexpr size_t kColumnCount = 15;
+static_assert(kAllColumns == (1u << kColumnCount) - 1);
 // The first format version, whose pages lack the has_device_ns column.
 constexpr uint8_t kFormatVersionWithoutDevicePresence = 1;
+// The first format version whose pages hold their column lengths.
+constexpr uint8_t kFormatVersionWithColumnLengths = 3;
 constexpr size_t kMaxVarintBytes = 10;
+// The most bytes in front of the columns: version, count and lengths.
+constexpr size_t kMaxHeaderBytes = 1 + kMaxVarintBytes * (1 + kColumnCount);
 
 // The byte in front of each column.
 enum ColumnMode : uint8_t {
@@ -87,13 +93,23 @@ uint8_t* PutVarint(uint8_t* out, uint64_t value) {
 // Bounds-checked reading of untrusted bytes.
 class UntrustedReader {
  public:
-  explicit UntrustedReader(std::string_view bytes)
+  // Reads `bytes`, which start at byte `base` of the page (offset() counts
+  // from the page's start).
+  UntrustedReader(std::string_view bytes, size_t base)
       : begin_(reinterpret_cast<const uint8_t*>(bytes.data())),
         pos_(begin_),
-        end_(begin_ + bytes.size()) {}
+        end_(begin_ + bytes.size()),
+        base_(base) {}
 
-  size_t offset() const { return static_cast<size_t>(pos_ - begin_); }
+  size_t offset() const { return base_ + static_cast<size_t>(pos_ - begin_); }
   size_t remaining() const { return static_cast<size_t>(end_ - pos_); }
+
+  // The next `length` bytes, read past. REQUIRES: length <= remaining().
+  std::string_view Take(size_t length) {
+    const std::string_view taken(reinterpret_cast<const char*>(pos_), length);
+    pos_ += length;
+    return taken;
+  }
 
   // Reads one byte into `value`; false at the end of the input.
   bool Byte(uint8_t* value) {
@@ -129,6 +145,7 @@ class UntrustedReader {
   const uint8_t* begin_;
   const uint8_t* pos_;
   const uint8_t* end_;
+  size_t base_;
 };
 
 Status Corrupt(size_t offset, const std::string& what) {
@@ -141,13 +158,17 @@ Status Corrupt(size_t offset, const std::string& what) {
 std::string Encode(std::span<const Span> spans) {
   assert(spans.size() <= kMaxSpansPerPage);
   std::string out;
-  // Worst case: every value takes kMaxVarintBytes; trimmed at the end.
-  out.resize(1 + kMaxVarintBytes + kColumnCount * (1 + spans.size() * kMaxVarintBytes));
+  // The columns go after room for the largest header, each value in at
+  // most kMaxVarintBytes; the header is written in front of them once
+  // their lengths are known, and the room left over is cut.
+  out.resize(kMaxHeaderBytes + kColumnCount * (1 + spans.size() * kMaxVarintBytes));
   auto* const begin = reinterpret_cast<uint8_t*>(out.data());
-  uint8_t* pos = begin;
-  *pos++ = kFormatVersion;
-  pos = PutVarint(pos, spans.size());
+  uint8_t* const columns = begin + kMaxHeaderBytes;
+  uint8_t* pos = columns;
+  uint64_t lengths[kColumnCount] = {};
+  size_t column = 0;
   ForEachColumn(kFormatVersion, [&](const char*, Coding coding, auto member) {
+    uint8_t* const column_begin = pos;
     const bool constant =
         !spans.empty() && std::all_of(spans.begin(), spans.end(), [&](const Span& span) {
           return span.*member == spans.front().*member;
@@ -155,32 +176,46 @@ std::string Encode(std::span<const Span> spans) {
     if (constant) {
       *pos++ = kConstant;
       pos = PutVarint(pos, ToBits(spans.front().*member));
-      return true;
+    } else {
+      *pos++ = kPerValue;
+      uint64_t previous = 0;
+      for (const Span& span : spans) {
+        const uint64_t bits = ToBits(span.*member);
+        pos = PutVarint(pos, coding == Coding::kDelta ? ZigZag(bits - previous) : bits);
+        previous = bits;
+      }
     }
-    *pos++ = kPerValue;
-    uint64_t previous = 0;
-    for (const Span& span : spans) {
-      const uint64_t bits = ToBits(span.*member);
-      pos = PutVarint(pos, coding == Coding::kDelta ? ZigZag(bits - previous) : bits);
-      previous = bits;
-    }
+    lengths[column++] = static_cast<uint64_t>(pos - column_begin);
     return true;
   });
+  uint8_t header[kMaxHeaderBytes];
+  uint8_t* header_end = header;
+  *header_end++ = kFormatVersion;
+  header_end = PutVarint(header_end, spans.size());
+  for (const uint64_t length : lengths) header_end = PutVarint(header_end, length);
+  const auto header_size = static_cast<size_t>(header_end - header);
+  std::copy(header, header_end, columns - header_size);
   out.resize(static_cast<size_t>(pos - begin));
+  out.erase(0, kMaxHeaderBytes - header_size);
   return out;
 }
 
-Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
+Result<std::vector<Span>> Decode(std::string_view bytes_untrusted, ColumnSet columns) {
+  std::vector<Span> spans;
+  Status decoded = DecodeInto(bytes_untrusted, columns, &spans);
+  if (!decoded.ok()) return decoded;
+  return spans;
+}
+
+Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vector<Span>* out) {
   if (bytes_untrusted.empty()) return Corrupt(0, "empty page");
   const auto version = static_cast<uint8_t>(bytes_untrusted[0]);
-  if (version != kFormatVersion && version != kFormatVersionWithoutDevicePresence) {
+  if (version < kFormatVersionWithoutDevicePresence || version > kFormatVersion) {
     return Corrupt(0, "format version " + std::to_string(version) + ", expected " +
-                          std::to_string(kFormatVersionWithoutDevicePresence) + " or " +
+                          std::to_string(kFormatVersionWithoutDevicePresence) + " to " +
                           std::to_string(kFormatVersion));
   }
-  UntrustedReader reader(bytes_untrusted.substr(1));
-  // Offsets in messages count from the start of the page.
-  auto offset = [&] { return 1 + reader.offset(); };
+  UntrustedReader reader(bytes_untrusted.substr(1), 1);
   const char* problem = nullptr;
   uint64_t count = 0;
   if (!reader.Varint(&count, &problem)) return Corrupt(1, std::string(problem) + " in span count");
@@ -188,26 +223,57 @@ Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
     return Corrupt(1, "span count " + std::to_string(count) + " exceeds the page limit " +
                           std::to_string(kMaxSpansPerPage));
   }
-  std::vector<Span> spans(count);
+  const bool has_lengths = version >= kFormatVersionWithColumnLengths;
+  uint64_t lengths[kColumnCount] = {};
+  if (has_lengths) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < kColumnCount; ++i) {
+      const size_t at = reader.offset();
+      if (!reader.Varint(&lengths[i], &problem)) {
+        return Corrupt(at, std::string(problem) + " in the length of column " + std::to_string(i));
+      }
+      total += std::min<uint64_t>(lengths[i], bytes_untrusted.size());  // cannot wrap
+    }
+    if (total != reader.remaining()) {
+      return Corrupt(reader.offset(), "the column lengths add up to " + std::to_string(total) +
+                                          " bytes, the page has " +
+                                          std::to_string(reader.remaining()) + " after them");
+    }
+  } else {
+    columns = kAllColumns;  // no lengths: every column is read to reach the next
+  }
+  std::vector<Span>& spans = *out;
+  spans.resize(count);
   Status error;
-  ForEachColumn(version, [&](const char* column, Coding coding, auto member) {
+  size_t column = 0;
+  ForEachColumn(version, [&](const char* name, Coding coding, auto member) {
+    const size_t index = column++;
+    // With lengths, each column is read within its own bytes (the sum
+    // check above keeps every length within the page).
+    std::optional<UntrustedReader> own;
+    if (has_lengths) {
+      const size_t at = reader.offset();
+      own.emplace(reader.Take(lengths[index]), at);
+    }
+    if ((columns & (1u << index)) == 0) return true;
+    UntrustedReader& in = own ? *own : reader;
     using Field = std::remove_reference_t<decltype(spans[0].*member)>;
     const uint64_t max = MaxBits<Field>();
     auto fail = [&](size_t at, const std::string& what) {
-      error = Corrupt(at, "column " + std::string(column) + ": " + what);
+      error = Corrupt(at, "column " + std::string(name) + ": " + what);
       return false;
     };
     uint8_t mode = 0;
-    if (!reader.Byte(&mode)) return fail(offset(), "truncated before its mode byte");
+    if (!in.Byte(&mode)) return fail(in.offset(), "truncated before its mode byte");
     if (mode != kPerValue && mode != kConstant) {
-      return fail(offset() - 1, "unknown mode " + std::to_string(mode));
+      return fail(in.offset() - 1, "unknown mode " + std::to_string(mode));
     }
     uint64_t previous = 0;
     for (size_t i = 0; i < spans.size(); ++i) {
-      const size_t at = offset();
+      const size_t at = in.offset();
       uint64_t value = previous;
       if (mode == kPerValue || i == 0) {
-        if (!reader.Varint(&value, &problem)) {
+        if (!in.Varint(&value, &problem)) {
           return fail(at, std::string(problem) + " at span " + std::to_string(i));
         }
         if (mode == kPerValue && coding == Coding::kDelta) value = previous + UnZigZag(value);
@@ -219,16 +285,20 @@ Result<std::vector<Span>> Decode(std::string_view bytes_untrusted) {
       previous = value;
       spans[i].*member = static_cast<Field>(value);
     }
+    if (own && own->remaining() != 0) {
+      return fail(own->offset(), std::to_string(own->remaining()) + " bytes after its values");
+    }
     return true;
   });
   if (!error.ok()) return error;
   if (reader.remaining() != 0) {
-    return Corrupt(offset(), std::to_string(reader.remaining()) + " bytes after the last column");
+    return Corrupt(reader.offset(),
+                   std::to_string(reader.remaining()) + " bytes after the last column");
   }
   if (version == kFormatVersionWithoutDevicePresence) {
     for (Span& span : spans) span.has_device_ns = span.device_ns != 0;
   }
-  return spans;
+  return Status::Ok();
 }
 
 }  // namespace optrace::daemon::span_page

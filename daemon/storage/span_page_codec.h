@@ -1,8 +1,9 @@
 // The columnar encoding of a page of spans (span_pages.data).
 //
-// Layout, version 2 (integers are LEB128 varints):
+// Layout, version 3 (integers are LEB128 varints):
 //   format version (1 byte, kFormatVersion)
 //   span count (at most kMaxSpansPerPage)
+//   the byte length of each column, one varint per column in layout order
 //   then one column after another, in this order: start_ns, duration_ns,
 //   device_ns, op_id, parent_op_id, name, tag, srcloc, launch_tid,
 //   complete_tid, stream, device, target, status, has_device_ns. Each
@@ -10,15 +11,18 @@
 //     kConstant: one value, that of every span (a column that never
 //                changes, such as the stream of a one-stream session), or
 //     kPerValue: `count` values in span order.
-// In kPerValue columns, start_ns, op_id, parent_op_id, launch_tid and
-// complete_tid are stored as the zigzag-coded difference from the previous
-// span's value (the first from 0), computed with 64-bit wrap-around so that
-// every value, extremes included, round-trips exactly; the other columns
-// hold the values themselves. Spans in start order with increasing op ids
-// cost 12 to 18 bytes each, depending on how much their durations vary.
-// Version 1 pages (written before device durations carried their presence)
-// lack the has_device_ns column; they decode with has_device_ns set where
-// device_ns is not 0, which is what 0 meant then.
+// The lengths let a reader decode only the columns it needs and skip the
+// others (Decode's `columns`). In kPerValue columns, start_ns, op_id,
+// parent_op_id, launch_tid and complete_tid are stored as the zigzag-coded
+// difference from the previous span's value (the first from 0), computed
+// with 64-bit wrap-around so that every value, extremes included,
+// round-trips exactly; the other columns hold the values themselves. Spans
+// in start order with increasing op ids cost 12 to 18 bytes each,
+// depending on how much their durations vary.
+// Older pages are still read, whole: version 2 is version 3 without the
+// column lengths; version 1 (written before device durations carried their
+// presence) also lacks the has_device_ns column, and decodes with
+// has_device_ns set where device_ns is not 0, which is what 0 meant then.
 #ifndef OPTRACE_DAEMON_STORAGE_SPAN_PAGE_CODEC_H_
 #define OPTRACE_DAEMON_STORAGE_SPAN_PAGE_CODEC_H_
 
@@ -34,23 +38,54 @@
 
 namespace optrace::daemon::span_page {
 
-inline constexpr uint8_t kFormatVersion = 2;
+inline constexpr uint8_t kFormatVersion = 3;
 // The most spans one page holds: this bounds what Decode allocates.
 inline constexpr size_t kMaxSpansPerPage = 65536;
+
+// The columns of a page, one bit each, in layout order: a ColumnSet says
+// which a reader needs.
+enum Column : uint32_t {
+  kStartNs = 1u << 0,
+  kDurationNs = 1u << 1,
+  kDeviceNs = 1u << 2,
+  kOpId = 1u << 3,
+  kParentOpId = 1u << 4,
+  kName = 1u << 5,
+  kTag = 1u << 6,
+  kSrcloc = 1u << 7,
+  kLaunchTid = 1u << 8,
+  kCompleteTid = 1u << 9,
+  kStream = 1u << 10,
+  kDevice = 1u << 11,
+  kTarget = 1u << 12,
+  kStatus = 1u << 13,
+  kHasDeviceNs = 1u << 14,
+};
+using ColumnSet = uint32_t;
+inline constexpr ColumnSet kAllColumns = (1u << 15) - 1;
 
 // Encodes `spans` in the given order. REQUIRES: spans.size() <=
 // kMaxSpansPerPage. Never fails. Thread rules: pure.
 std::string Encode(std::span<const Span> spans);
 
-// Decodes a page. `bytes_untrusted` may be anything (a corrupt file, a
-// hostile writer): every read is bounds-checked, every value range-checked
-// against its field, and memory use is bounded by kMaxSpansPerPage spans.
-// Errors (kInvalidArgument) name the problem and where it is: an unknown
-// format version (1 and kFormatVersion are known), a count above
-// kMaxSpansPerPage, an unknown column mode, a truncated or over-long
-// varint, a value out of its field's range, or bytes left over after the
-// last column. Thread rules: pure.
-Result<std::vector<Span>> Decode(std::string_view bytes_untrusted);
+// Decodes a page: the fields of `columns` (every column of a version 1 or
+// 2 page, which cannot be skipped); the others keep Span's defaults, and
+// their bytes are not read. `bytes_untrusted` may be anything (a corrupt
+// file, a hostile writer): every read is bounds-checked, every value
+// range-checked against its field, and memory use is bounded by
+// kMaxSpansPerPage spans. Errors (kInvalidArgument) name the problem and
+// where it is: an unknown format version (1 to kFormatVersion are known),
+// a count above kMaxSpansPerPage, column lengths that do not add up to the
+// page, an unknown column mode, a truncated or over-long varint, a value
+// out of its field's range, or bytes left over after a column (after the
+// last, for older pages). Thread rules: pure.
+Result<std::vector<Span>> Decode(std::string_view bytes_untrusted, ColumnSet columns = kAllColumns);
+
+// Decode into `*spans`, resized to the page's span count, for a reader that
+// reuses one vector page after page: the fields of `columns` are set, the
+// others keep what they held (Span's defaults in new elements). After an
+// error `*spans` holds no meaningful values. Thread rules: pure.
+Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vector<Span>* spans);
 
 }  // namespace optrace::daemon::span_page
 

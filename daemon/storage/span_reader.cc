@@ -160,8 +160,13 @@ Result<SessionId> SpanReader::MaxSessionId() {
 }
 
 Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
-                               const SpanVisitor& visit) {
+                               const SpanVisitor& visit, span_page::ColumnSet columns) {
+  if (min_start_ns != std::numeric_limits<int64_t>::min() ||
+      max_start_ns != std::numeric_limits<int64_t>::max()) {
+    columns |= span_page::kStartNs;
+  }
   ScopedStatementReset reset(select_pages_);
+  std::vector<Span> spans;  // one page's, reused for the next
   select_pages_.BindUint64(1, session);
   select_pages_.BindInt64(2, max_start_ns);
   select_pages_.BindInt64(3, min_start_ns);
@@ -172,14 +177,14 @@ Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t 
     const std::string page = db_->path() + ": span page " +
                              std::to_string(select_pages_.ColumnInt64(0)) + " of session " +
                              std::to_string(session);
-    Result<std::vector<Span>> spans = span_page::Decode(select_pages_.ColumnBlob(2));
-    if (!spans.ok()) return InContext(spans.status(), page);
+    Status decoded = span_page::DecodeInto(select_pages_.ColumnBlob(2), columns, &spans);
+    if (!decoded.ok()) return InContext(decoded, page);
     const int64_t expected = select_pages_.ColumnInt64(1);
-    if (static_cast<uint64_t>(expected) != spans->size()) {
-      return Status::InvalidArgument(page + ": holds " + std::to_string(spans->size()) +
+    if (static_cast<uint64_t>(expected) != spans.size()) {
+      return Status::InvalidArgument(page + ": holds " + std::to_string(spans.size()) +
                                      " spans, its row says " + std::to_string(expected));
     }
-    for (const Span& span : spans.value()) {
+    for (const Span& span : spans) {
       if (span.start_ns < min_start_ns || span.start_ns > max_start_ns) continue;
       if (!visit(span)) return Status::Ok();
     }

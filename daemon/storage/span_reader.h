@@ -17,6 +17,7 @@
 #include "model/span.h"
 #include "model/store_batch.h"
 #include "storage/op_aggregate.h"
+#include "storage/span_page_codec.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
 #include "storage/sqlite_transaction.h"
@@ -78,9 +79,12 @@ class SpanReader {
   // start, spans within a page in start order: the whole sequence is in
   // start order unless a batch held spans that started before the previous
   // batch's last one (then pages overlap in time). A page that fails to
-  // decode ends the visit with an error naming the page.
+  // decode ends the visit with an error naming the page. Only the fields of
+  // `columns` are read (and start_ns, when the range is bounded); the
+  // others hold no meaningful value.
   Status ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
-                     const SpanVisitor& visit);
+                     const SpanVisitor& visit,
+                     span_page::ColumnSet columns = span_page::kAllColumns);
 
   // Visits the instants of `session` in time order.
   Status ForEachInstant(SessionId session, const InstantVisitor& visit);

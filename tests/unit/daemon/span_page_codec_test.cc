@@ -22,6 +22,27 @@ std::vector<Span> RoundTrip(const std::vector<Span>& spans) {
   return decoded.ok() ? decoded.value() : std::vector<Span>{};
 }
 
+// The end of the varint that starts at byte `at` of `page`.
+size_t VarintEnd(const std::string& page, size_t at) {
+  while ((static_cast<uint8_t>(page[at]) & 0x80) != 0) ++at;
+  return at + 1;
+}
+
+// The bytes of a version 3 page in front of its first column: version,
+// span count and the 15 column lengths.
+size_t HeaderBytes(const std::string& page) {
+  size_t at = 1;
+  for (int varint = 0; varint < 16; ++varint) at = VarintEnd(page, at);
+  return at;
+}
+
+// The version 2 page of the same spans: a version 3 page without its
+// column lengths.
+std::string AsVersion2(const std::string& page) {
+  const size_t count_end = VarintEnd(page, 1);
+  return "\x02" + page.substr(1, count_end - 1) + page.substr(HeaderBytes(page));
+}
+
 TEST(SpanPageCodecTest, RoundTrip_Empty_Identical) { EXPECT_TRUE(RoundTrip({}).empty()); }
 
 TEST(SpanPageCodecTest, RoundTrip_RandomSpansWithExtremes_Identical) {
@@ -107,10 +128,12 @@ TEST(SpanPageCodecTest, Malicious_AllConstantColumnsWithLargestCount_DecodesBoun
 
 TEST(SpanPageCodecTest, Malicious_UnknownColumnMode_ErrorNamesColumn) {
   std::string page = span_page::Encode(SpanRun(1, 1, 3));
-  page[2] = 9;  // the mode byte of start_ns, after version and count
+  const size_t mode = HeaderBytes(page);  // start_ns's, the first column
+  page[mode] = 9;
   Result<std::vector<Span>> decoded = span_page::Decode(page);
   ASSERT_FALSE(decoded.ok());
-  EXPECT_NE(decoded.status().message().find("at byte 2: column start_ns: unknown mode 9"),
+  EXPECT_NE(decoded.status().message().find("at byte " + std::to_string(mode) +
+                                            ": column start_ns: unknown mode 9"),
             std::string::npos)
       << decoded.status().message();
 }
@@ -124,11 +147,73 @@ TEST(SpanPageCodecTest, Malicious_TruncatedAtEveryLength_AlwaysError) {
 }
 
 TEST(SpanPageCodecTest, Malicious_TrailingBytes_ErrorCountsThem) {
-  const std::string page = span_page::Encode(SpanRun(1, 1, 4)) + "xyz";
-  Result<std::vector<Span>> decoded = span_page::Decode(page);
+  const std::string page = span_page::Encode(SpanRun(1, 1, 4));
+  Result<std::vector<Span>> decoded = span_page::Decode(page + "xyz");
+  ASSERT_FALSE(decoded.ok());
+  const size_t columns = page.size() - HeaderBytes(page);
+  EXPECT_NE(decoded.status().message().find("the column lengths add up to " +
+                                            std::to_string(columns) + " bytes, the page has " +
+                                            std::to_string(columns + 3) + " after them"),
+            std::string::npos)
+      << decoded.status().message();
+  decoded = span_page::Decode(AsVersion2(page) + "xyz");
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("3 bytes after the last column"), std::string::npos)
       << decoded.status().message();
+}
+
+TEST(SpanPageCodecTest, Columns_OnlyThoseAsked_OthersKeepDefaults) {
+  std::mt19937_64 rng(3);
+  const std::vector<Span> spans = RandomSpans(rng, 500);
+  Result<std::vector<Span>> decoded = span_page::Decode(
+      span_page::Encode(spans), span_page::kName | span_page::kDurationNs | span_page::kStatus);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(decoded->size(), spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    Span expected;
+    expected.name = spans[i].name;
+    expected.duration_ns = spans[i].duration_ns;
+    expected.status = spans[i].status;
+    ASSERT_EQ(decoded.value()[i], expected) << "span " << i;
+  }
+}
+
+TEST(SpanPageCodecTest, Columns_CorruptColumnNotAsked_NotRead) {
+  std::string page = span_page::Encode(SpanRun(1, 1, 3));
+  page[HeaderBytes(page)] = 9;  // start_ns's mode byte
+  EXPECT_TRUE(span_page::Decode(page, span_page::kName).ok());
+  Result<std::vector<Span>> decoded = span_page::Decode(page, span_page::kStartNs);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("column start_ns: unknown mode 9"), std::string::npos)
+      << decoded.status().message();
+}
+
+TEST(SpanPageCodecTest, Version2Page_DecodedWholeWhateverTheColumnsAsked) {
+  std::mt19937_64 rng(5);
+  const std::vector<Span> spans = RandomSpans(rng, 300);
+  const std::string page = AsVersion2(span_page::Encode(spans));
+  ASSERT_EQ(page[0], 2);
+  Result<std::vector<Span>> decoded = span_page::Decode(page, span_page::kName);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value(), spans);
+}
+
+TEST(SpanPageCodecTest, Malicious_ColumnLengthMovedToTheNext_ErrorNamesColumn) {
+  // One span, every column constant: start_ns's column is its mode byte and
+  // a varint. One byte more for start_ns and one less for duration_ns
+  // still add up to the page, but start_ns then has a byte after its value.
+  std::string page = span_page::Encode(std::vector<Span>{MakeSpan(1, 1)});
+  const size_t start_length = VarintEnd(page, 1);
+  ASSERT_LT(static_cast<uint8_t>(page[start_length]), 0x7f);
+  ASSERT_GT(static_cast<uint8_t>(page[start_length + 1]), 1);
+  ++page[start_length];
+  --page[start_length + 1];
+  Result<std::vector<Span>> decoded = span_page::Decode(page);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("column start_ns: 1 bytes after its values"),
+            std::string::npos)
+      << decoded.status().message();
+  EXPECT_TRUE(span_page::Decode(page, span_page::kName).ok());
 }
 
 TEST(SpanPageCodecTest, Malicious_VarintOverflowing64Bits_Error) {
@@ -187,7 +272,7 @@ TEST(SpanPageCodecTest, Version1Page_DeviceDurationPresentWhereNotZero) {
   Span without = MakeSpan(2, 2);
   without.device_ns = 0;
   without.has_device_ns = false;
-  std::string page = span_page::Encode(std::vector<Span>{with, without});
+  std::string page = AsVersion2(span_page::Encode(std::vector<Span>{with, without}));
   ASSERT_EQ(page.substr(page.size() - 3), std::string("\x00\x01\x00", 3));
   page.resize(page.size() - 3);
   page[0] = 1;

@@ -504,6 +504,56 @@ TEST_F(SpanQueriesTest, GetStats_Filter_OnlyMatchingSpansCounted) {
   }
 }
 
+// GetStats reads only the span columns its grouping and filter need: each
+// filter condition alone, under each grouping, counts the spans and the
+// time that a pass over every field finds here.
+TEST_F(SpanQueriesTest, GetStats_EachFilterCondition_SpansAndTotalAsComputedHere) {
+  const int64_t mid = all_[kRegularSpans / 2].start_ns;
+  const std::pair<std::function<void(v1::OpFilter*)>, std::function<bool(const Span&)>>
+      conditions[] = {
+          {[](v1::OpFilter* f) { f->set_name_pattern("^soft"); },
+           [&](const Span& s) { return store_.Text(s.name) == "softmax"; }},
+          {[](v1::OpFilter* f) { f->set_tag_pattern("512"); },
+           [&](const Span& s) { return store_.Text(s.tag) == "matmul_512x512"; }},
+          {[](v1::OpFilter* f) { f->set_target(v1::TARGET_CPU); },
+           [](const Span& s) { return s.target == kCpu; }},
+          {[](v1::OpFilter* f) {
+             f->set_has_device(true);
+             f->set_device(1);
+           },
+           [](const Span& s) { return s.device == 1; }},
+          {[](v1::OpFilter* f) { f->set_status(v1::SPAN_STATUS_INCOMPLETE); },
+           [](const Span& s) { return s.status == SpanStatus::kIncomplete; }},
+          {[](v1::OpFilter* f) { f->set_min_duration_ns(30'000); },
+           [](const Span& s) { return s.duration_ns >= 30'000; }},
+          {[mid](v1::OpFilter* f) { f->set_start_min_unix_ns(mid); },
+           [mid](const Span& s) { return s.start_ns >= mid; }},
+      };
+  for (v1::GroupBy by : {v1::GROUP_BY_NAME, v1::GROUP_BY_TAG, v1::GROUP_BY_TARGET}) {
+    for (size_t c = 0; c < std::size(conditions); ++c) {
+      SCOPED_TRACE("by " + std::to_string(by) + ", condition " + std::to_string(c));
+      uint64_t spans = 0;
+      uint64_t total = 0;
+      for (const Span& s : all_) {
+        if (!conditions[c].second(s)) continue;
+        ++spans;
+        total += s.status == SpanStatus::kOk ? s.duration_ns : 0;
+      }
+      ASSERT_GT(spans, 0u);
+      ASSERT_LT(spans, all_.size());
+      v1::GetStatsRequest request;
+      request.set_session_id(kSession);
+      request.set_by(by);
+      conditions[c].first(request.mutable_filter());
+      v1::GetStatsResponse response;
+      const Status status = GetStats(store_.reader(), request, &response);
+      ASSERT_TRUE(status.ok()) << status.message();
+      EXPECT_EQ(response.spans(), spans);
+      EXPECT_EQ(response.total_ns(), total);
+    }
+  }
+}
+
 TEST_F(SpanQueriesTest, GetStats_Top_KeepsLargestRowsWithSharesOfAllGroups) {
   v1::GetStatsRequest request;
   request.set_session_id(kSession);
