@@ -244,12 +244,14 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
     reservable -= room;
   }
   uint64_t spans = 0;
-  Status scanned = reader.ForEachSpan(
+  Status scanned = reader.ForEachSpanPage(
       request.session_id(), filter.min_start_ns(), filter.max_start_ns(),
-      [&](const Span& span) {
-        if (!filter.Matches(span)) return true;
-        ++spans;
-        groups.Add(GroupKey(group_by, span.name, span.tag, span.target, span.device), span);
+      [&](std::span<const Span> page) {
+        for (const Span& span : page) {
+          if (!filter.Matches(span)) continue;
+          ++spans;
+          groups.Add(GroupKey(group_by, span.name, span.tag, span.target, span.device), span);
+        }
         return true;
       },
       GroupKeyColumns(group_by) | StatsGroups::kColumns | filter.Columns());

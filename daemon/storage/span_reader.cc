@@ -1,5 +1,6 @@
 #include "storage/span_reader.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -168,10 +169,22 @@ Result<SessionId> SpanReader::MaxSessionId() {
 
 Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
                                const SpanVisitor& visit, span_page::ColumnSet columns) {
-  if (min_start_ns != std::numeric_limits<int64_t>::min() ||
-      max_start_ns != std::numeric_limits<int64_t>::max()) {
-    columns |= span_page::kStartNs;
-  }
+  return ForEachSpanPage(
+      session, min_start_ns, max_start_ns,
+      [&](std::span<const Span> spans) {
+        for (const Span& span : spans) {
+          if (!visit(span)) return false;
+        }
+        return true;
+      },
+      columns);
+}
+
+Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
+                                   const SpanPageVisitor& visit, span_page::ColumnSet columns) {
+  const bool bounded = min_start_ns != std::numeric_limits<int64_t>::min() ||
+                       max_start_ns != std::numeric_limits<int64_t>::max();
+  if (bounded) columns |= span_page::kStartNs;
   ScopedStatementReset reset(select_pages_);
   std::vector<Span> spans;  // one page's, reused for the next
   select_pages_.BindUint64(1, session);
@@ -181,20 +194,27 @@ Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t 
     Result<bool> row = select_pages_.Step();
     if (!row.ok()) return row.status();
     if (!row.value()) return Status::Ok();
-    const std::string page = db_->path() + ": span page " +
-                             std::to_string(select_pages_.ColumnInt64(0)) + " of session " +
-                             std::to_string(session);
+    auto page = [&] {
+      return db_->path() + ": span page " + std::to_string(select_pages_.ColumnInt64(0)) +
+             " of session " + std::to_string(session);
+    };
     Status decoded = span_page::DecodeInto(select_pages_.ColumnBlob(2), columns, &spans);
-    if (!decoded.ok()) return InContext(decoded, page);
+    if (!decoded.ok()) return InContext(decoded, page());
     const int64_t expected = select_pages_.ColumnInt64(1);
     if (static_cast<uint64_t>(expected) != spans.size()) {
-      return Status::InvalidArgument(page + ": holds " + std::to_string(spans.size()) +
+      return Status::InvalidArgument(page() + ": holds " + std::to_string(spans.size()) +
                                      " spans, its row says " + std::to_string(expected));
     }
-    for (const Span& span : spans) {
-      if (span.start_ns < min_start_ns || span.start_ns > max_start_ns) continue;
-      if (!visit(span)) return Status::Ok();
+    size_t in_range = spans.size();
+    if (bounded) {
+      in_range = static_cast<size_t>(std::remove_if(spans.begin(), spans.end(),
+                                                    [&](const Span& span) {
+                                                      return span.start_ns < min_start_ns ||
+                                                             span.start_ns > max_start_ns;
+                                                    }) -
+                                     spans.begin());
     }
+    if (!visit(std::span<const Span>(spans.data(), in_range))) return Status::Ok();
   }
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,7 @@ class SpanReader {
  public:
   // Called for each span or instant in order; returns false to stop early.
   using SpanVisitor = std::function<bool(const Span&)>;
+  using SpanPageVisitor = std::function<bool(std::span<const Span>)>;
   using InstantVisitor = std::function<bool(const Instant&)>;
 
   // Opens `db_path`, which must exist and have this build's schema version
@@ -85,6 +87,12 @@ class SpanReader {
   Status ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
                      const SpanVisitor& visit,
                      span_page::ColumnSet columns = span_page::kAllColumns);
+  // ForEachSpan a page at a time, for passes over many spans: `visit` gets
+  // the spans of one page that are in the range (maybe none), in the same
+  // order, and returns false to stop.
+  Status ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
+                         const SpanPageVisitor& visit,
+                         span_page::ColumnSet columns = span_page::kAllColumns);
 
   // Visits the instants of `session` in time order.
   Status ForEachInstant(SessionId session, const InstantVisitor& visit);
