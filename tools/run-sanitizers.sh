@@ -18,7 +18,13 @@ targets=(client_tests daemon_core_tests daemon_drain_tests daemon_storage_tests 
 exclude='SlowTailClient|KnownSleeps'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp"
+# Tests run some programs as other uids, which may not reach a private
+# checkout: the suppressions are read from a copy they can read.
+suppressions=$(mktemp /tmp/optrace-tsan.XXXXXX)
+trap 'rm -f "$suppressions"' EXIT
+cp tests/tsan.supp "$suppressions"
+chmod 0644 "$suppressions"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions"
 for kind in "${kinds[@]}"; do
   dir=build-$( [ "$kind" = address ] && echo asan || echo tsan )
   if [ ! -f "$dir/CMakeCache.txt" ]; then
