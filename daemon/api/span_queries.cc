@@ -17,6 +17,7 @@
 #include "api/smallest_spans.h"
 #include "api/span_filter.h"
 #include "api/stats_groups.h"
+#include "api/stats_pass.h"
 #include "api/stats_rows.h"
 #include "api/string_cache.h"
 #include "common/op_line.h"
@@ -24,35 +25,6 @@
 
 namespace optrace::daemon {
 namespace {
-
-// GetStats reserves room for at most this many durations up front (512
-// MiB of address space, touched only as spans arrive).
-constexpr uint64_t kMaxReservedDurations = uint64_t{1} << 26;
-
-// The GetStats group key of a span or an aggregate row with these fields:
-// the name or tag id, or the target and device ordinal packed.
-uint64_t GroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t target, uint16_t device) {
-  switch (by) {
-    case v1::GROUP_BY_TAG:
-      return tag;
-    case v1::GROUP_BY_TARGET:
-      return (static_cast<uint64_t>(target) << 16) | device;
-    default:
-      return name;
-  }
-}
-
-// The span columns GroupKey reads.
-span_page::ColumnSet GroupKeyColumns(v1::GroupBy by) {
-  switch (by) {
-    case v1::GROUP_BY_TAG:
-      return span_page::kTag;
-    case v1::GROUP_BY_TARGET:
-      return span_page::kTarget | span_page::kDevice;
-    default:
-      return span_page::kName;
-  }
-}
 
 // The text of a group key: "gpu:0" for targets, the dictionary string
 // otherwise.
@@ -223,39 +195,15 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
   StringCache strings(reader);
-  Result<SpanFilter> compiled = SpanFilter::Compile(request.filter(), "filter", strings);
-  if (!compiled.ok()) return compiled.status();
-  SpanFilter& filter = compiled.value();
-
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
-  StatsGroups groups;
   const v1::GroupBy group_by = by.value();
-  // Room for every OK span of each group, from the stored aggregates (an
-  // upper bound under a filter): no reallocation during the pass. Capped,
-  // since the counts are stored data, not a promise.
   Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(request.session_id());
   if (!aggregates.ok()) return aggregates.status();
-  uint64_t reservable = kMaxReservedDurations;
-  for (const OpAggregateRow& row : aggregates.value()) {
-    const OpAggregateKey& k = row.key;
-    const uint64_t room = std::min(row.totals.ok_count, reservable);
-    groups.Reserve(GroupKey(group_by, k.name, k.tag, k.target, k.device), room);
-    reservable -= room;
-  }
-  uint64_t spans = 0;
-  Status scanned = reader.ForEachSpanPage(
-      request.session_id(), filter.min_start_ns(), filter.max_start_ns(),
-      [&](std::span<const Span> page) {
-        for (const Span& span : page) {
-          if (!filter.Matches(span)) continue;
-          ++spans;
-          groups.Add(GroupKey(group_by, span.name, span.tag, span.target, span.device), span);
-        }
-        return true;
-      },
-      GroupKeyColumns(group_by) | StatsGroups::kColumns | filter.Columns());
-  if (!scanned.ok()) return scanned;
+  Result<StatsPassResult> pass = RunStatsPass(reader, request, group_by, aggregates.value());
+  if (!pass.ok()) return pass.status();
+  StatsGroups& groups = pass.value().groups;
+  const uint64_t spans = pass.value().spans;
 
   std::vector<StatsGroups::Row> rows = groups.TakeRows();
   std::vector<v1::OpStats> stats(rows.size());

@@ -1,5 +1,7 @@
 #include "api/stats_groups.h"
 
+#include "api/duration_math.h"
+
 namespace optrace::daemon {
 
 StatsGroups::Group& StatsGroups::NewGroup(uint64_t key) {
@@ -14,6 +16,26 @@ void StatsGroups::Reserve(uint64_t key, uint64_t ok_spans) {
   // device) fall in one group.
   std::vector<uint64_t>& durations = GroupOf(key).durations;
   durations.reserve(durations.capacity() + ok_spans);
+}
+
+void StatsGroups::Merge(StatsGroups&& other) {
+  for (Group& from : other.groups_) {
+    if (from.totals.count == 0) continue;  // reserved, never seen
+    Group& to = GroupOf(from.key);
+    OpAggregate& t = to.totals;
+    const OpAggregate& f = from.totals;
+    if (f.ok_count > 0) {
+      t.min_ns = t.ok_count == 0 ? f.min_ns : std::min(t.min_ns, f.min_ns);
+      t.max_ns = std::max(t.max_ns, f.max_ns);
+    }
+    t.count += f.count;
+    t.ok_count += f.ok_count;
+    t.total_ns = AddCapped(t.total_ns, f.total_ns);
+    to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
+    std::vector<uint64_t>().swap(from.durations);
+  }
+  other.groups_.clear();
+  other.index_ = {};
 }
 
 std::vector<StatsGroups::Row> StatsGroups::TakeRows() {

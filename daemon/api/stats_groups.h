@@ -54,6 +54,10 @@ class StatsGroups {
     group.durations.push_back(duration);
   }
 
+  // Adds every group of `other` (its counts and durations) to this one's:
+  // as if this had been given `other`'s spans too.
+  void Merge(StatsGroups&& other);
+
   // The rows of the groups that have at least one span, in no particular
   // order; releases the durations.
   std::vector<Row> TakeRows();

@@ -64,7 +64,7 @@ Status SpanReader::PrepareStatements() {
       // order is the ORDER BY.
       {&select_pages_,
        "SELECT id, span_count, data FROM span_pages WHERE session_id = ? AND first_start_ns <= ? "
-       "AND last_start_ns >= ? ORDER BY first_start_ns, last_start_ns, id"},
+       "AND last_start_ns >= ? AND id % ? = ? ORDER BY first_start_ns, last_start_ns, id"},
       {&select_instants_, std::string("SELECT ") + kInstantColumns +
                               " FROM instants WHERE session_id = ? ORDER BY ts_ns, rowid"},
       {&select_halves_, std::string("SELECT ") + kHalfOpColumns +
@@ -181,7 +181,8 @@ Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t 
 }
 
 Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
-                                   const SpanPageVisitor& visit, span_page::ColumnSet columns) {
+                                   const SpanPageVisitor& visit, span_page::ColumnSet columns,
+                                   PageShare share) {
   const bool bounded = min_start_ns != std::numeric_limits<int64_t>::min() ||
                        max_start_ns != std::numeric_limits<int64_t>::max();
   if (bounded) columns |= span_page::kStartNs;
@@ -190,6 +191,8 @@ Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int6
   select_pages_.BindUint64(1, session);
   select_pages_.BindInt64(2, max_start_ns);
   select_pages_.BindInt64(3, min_start_ns);
+  select_pages_.BindUint64(4, share.count);
+  select_pages_.BindUint64(5, share.index);
   while (true) {
     Result<bool> row = select_pages_.Step();
     if (!row.ok()) return row.status();

@@ -33,6 +33,14 @@ struct StoredSpanPage {
   std::vector<Span> spans;
 };
 
+// Which of a session's span pages a pass reads: those whose id leaves
+// `index` when divided by `count`. `count` passes, one per thread and each
+// with its own reader, read every page once between them.
+struct PageShare {
+  uint32_t index = 0;
+  uint32_t count = 1;  // REQUIRES: index < count
+};
+
 // Owns a read-only connection of its own to a database that SpanStore
 // writes (WAL mode lets it read while the writer commits). Each call reads
 // one consistent snapshot, the state after some commit (see Snapshot to
@@ -50,6 +58,9 @@ class SpanReader {
   // Opens `db_path`, which must exist and have this build's schema version
   // (kNotFound for a missing file, kInvalidArgument for another version).
   static Result<std::unique_ptr<SpanReader>> Open(const std::string& db_path);
+
+  // The database this reader reads.
+  const std::string& db_path() const { return db_->path(); }
 
   // Makes the calls that follow, until the returned transaction is
   // destroyed, read one and the same snapshot (e.g. a session and then its
@@ -89,10 +100,11 @@ class SpanReader {
                      span_page::ColumnSet columns = span_page::kAllColumns);
   // ForEachSpan a page at a time, for passes over many spans: `visit` gets
   // the spans of one page that are in the range (maybe none), in the same
-  // order, and returns false to stop.
+  // order, and returns false to stop. Only the pages of `share` are read.
   Status ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
                          const SpanPageVisitor& visit,
-                         span_page::ColumnSet columns = span_page::kAllColumns);
+                         span_page::ColumnSet columns = span_page::kAllColumns,
+                         PageShare share = {});
 
   // Visits the instants of `session` in time order.
   Status ForEachInstant(SessionId session, const InstantVisitor& visit);
