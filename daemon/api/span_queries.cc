@@ -202,10 +202,8 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   if (!aggregates.ok()) return aggregates.status();
   Result<StatsPassResult> pass = RunStatsPass(reader, request, group_by, aggregates.value());
   if (!pass.ok()) return pass.status();
-  StatsGroups& groups = pass.value().groups;
+  const std::vector<StatsGroups::Row>& rows = pass.value().rows;
   const uint64_t spans = pass.value().spans;
-
-  std::vector<StatsGroups::Row> rows = groups.TakeRows();
   std::vector<v1::OpStats> stats(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const StatsGroups::Row& row = rows[i];

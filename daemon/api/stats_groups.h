@@ -59,8 +59,10 @@ class StatsGroups {
   void Merge(StatsGroups&& other);
 
   // The rows of the groups that have at least one span, in no particular
-  // order; releases the durations.
-  std::vector<Row> TakeRows();
+  // order; releases the durations. With `threads` > 1, the percentiles of
+  // different groups are computed on that many threads (the calling one
+  // and threads - 1 more), the groups dealt out by their sizes.
+  std::vector<Row> TakeRows(size_t threads = 1);
 
  private:
   struct Group {

@@ -29,10 +29,16 @@ span_page::ColumnSet GroupKeyColumns(v1::GroupBy by) {
   }
 }
 
+// What one thread's share of the pages holds.
+struct SharePass {
+  StatsGroups groups;
+  uint64_t spans = 0;
+};
+
 // One thread's share of the pages, through `reader` (in the snapshot the
 // caller holds), into `out`.
 Status PassOverShare(SpanReader& reader, const v1::GetStatsRequest& request, v1::GroupBy by,
-                     PageShare share, StatsPassResult* out) {
+                     PageShare share, SharePass* out) {
   StringCache strings(reader);
   Result<SpanFilter> compiled = SpanFilter::Compile(request.filter(), "filter", strings);
   if (!compiled.ok()) return compiled.status();
@@ -54,7 +60,7 @@ Status PassOverShare(SpanReader& reader, const v1::GetStatsRequest& request, v1:
 
 // The second thread's share: a reader of its own, in a snapshot of its own.
 Status PassOverShareWithOwnReader(const std::string& db_path, const v1::GetStatsRequest& request,
-                                  v1::GroupBy by, PageShare share, StatsPassResult* out) {
+                                  v1::GroupBy by, PageShare share, SharePass* out) {
   Result<std::unique_ptr<SpanReader>> reader = SpanReader::Open(db_path);
   if (!reader.ok()) return reader.status();
   Result<SqliteTransaction> snapshot = reader.value()->Snapshot();
@@ -79,7 +85,7 @@ uint64_t StatsGroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t targ
 Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsRequest& request,
                                      v1::GroupBy by, const std::vector<OpAggregateRow>& aggregates,
                                      uint64_t two_threads_from_spans) {
-  StatsPassResult result;
+  SharePass result;
   // Room for every OK span of each group (an upper bound under a filter):
   // no reallocation during the pass. Capped, since the counts are stored
   // data, not a promise.
@@ -95,9 +101,9 @@ Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsReque
   if (session_spans < two_threads_from_spans) {
     Status passed = PassOverShare(reader, request, by, PageShare{0, 1}, &result);
     if (!passed.ok()) return passed;
-    return result;
+    return StatsPassResult{result.groups.TakeRows(), result.spans};
   }
-  StatsPassResult other;
+  SharePass other;
   Status other_status;
   const PageShare other_share{1, 2};
   std::thread second;
@@ -117,8 +123,7 @@ Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsReque
   if (!mine.ok()) return mine;
   if (!other_status.ok()) return other_status;
   result.groups.Merge(std::move(other.groups));
-  result.spans += other.spans;
-  return result;
+  return StatsPassResult{result.groups.TakeRows(2), result.spans + other.spans};
 }
 
 }  // namespace optrace::daemon

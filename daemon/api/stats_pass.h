@@ -18,10 +18,10 @@ namespace optrace::daemon {
 // two threads.
 inline constexpr uint64_t kStatsTwoThreadsFromSpans = 1'000'000;
 
-// What the pass found: the groups of the spans that passed the filter, and
-// how many spans passed it.
+// What the pass found: a row per group of the spans that passed the
+// filter (in no particular order), and how many spans passed it.
 struct StatsPassResult {
-  StatsGroups groups;
+  std::vector<StatsGroups::Row> rows;
   uint64_t spans = 0;
 };
 
@@ -36,8 +36,9 @@ uint64_t StatsGroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t targ
 // the groups up front and say how large the session is. With at least
 // `two_threads_from_spans` spans, a second thread with a reader of its own
 // (its own connection, snapshot, string cache and filter) reads every other
-// page while the calling thread reads the rest, and their groups are merged;
-// the two snapshots differ only by what was committed between their starts.
+// page while the calling thread reads the rest, their groups are merged,
+// and the two threads compute the groups' percentiles; the two snapshots
+// differ only by what was committed between their starts.
 // Errors: the filter's (SpanFilter::Compile), and the readers'.
 // Thread rules: `reader` is used on the calling thread only.
 Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsRequest& request,

@@ -70,7 +70,7 @@ class StatsPassTest : public ::testing::Test {
                                                 aggregates.value(), two_threads_from_spans);
     EXPECT_TRUE(pass.ok()) << pass.status().message();
     if (!pass.ok()) return {};
-    Found found{pass.value().groups.TakeRows(), pass.value().spans};
+    Found found{pass.value().rows, pass.value().spans};
     std::sort(found.rows.begin(), found.rows.end(),
               [](const StatsGroups::Row& a, const StatsGroups::Row& b) { return a.key < b.key; });
     return found;
