@@ -31,7 +31,7 @@ class LossCounter {
   LossCounter& operator=(const LossCounter&) = delete;
 
   // Counts `count` more losses; records a sample when the total reaches or
-  // passes a power of two. Never blocks.
+  // passes a power of two.
   void Add(uint64_t count = 1) noexcept;
   // The total so far.
   uint64_t value() const noexcept { return count_.load(std::memory_order_relaxed); }
