@@ -28,6 +28,7 @@ std::string DescribeDrops(const v1::Drops& drops) {
     text = fmt::format("{} events ({})", drops.total(), listed);
   }
   if (drops.strings() > 0) text += fmt::format("; {} strings not interned", drops.strings());
+  if (drops.names_capped() > 0) text += fmt::format("; {} names capped", drops.names_capped());
   return text;
 }
 

@@ -1,5 +1,6 @@
 // Lost events in words: "none", or the total and each non-zero cause,
-// "1234 events (ring_full 1200, shed 34); 3 strings not interned".
+// "1234 events (ring_full 1200, shed 34); 3 strings not interned; 90 names
+// capped".
 #ifndef OPTRACE_CLI_DROPS_TEXT_H_
 #define OPTRACE_CLI_DROPS_TEXT_H_
 

@@ -17,7 +17,7 @@ json ToJson(const v1::Drops& drops) {
   return {{"ring_full", drops.ring_full()}, {"no_ring", drops.no_ring()},
           {"shed", drops.shed()},           {"daemon_restart", drops.daemon_restart()},
           {"invalid", drops.invalid()},     {"total", drops.total()},
-          {"strings", drops.strings()}};
+          {"strings", drops.strings()},     {"names_capped", drops.names_capped()}};
 }
 
 json ToJson(const v1::Session& session) {

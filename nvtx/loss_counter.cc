@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "optrace/optrace.h"
+
 namespace optrace::nvtx {
 
 void LossCounter::Add(uint64_t count) noexcept {
@@ -13,6 +15,9 @@ void LossCounter::Add(uint64_t count) noexcept {
   if (std::bit_width(after) != std::bit_width(before)) {
     Counter(site_, static_cast<int64_t>(after), Level::kWarning);
   }
+  // After the sample, which starts the runtime if nothing else has: the
+  // segment then exists to count in.
+  if (kind_ == LossKind::kNameCapped) optrace_count_names_capped(count);
 }
 
 }  // namespace optrace::nvtx

@@ -10,15 +10,23 @@
 
 namespace optrace::nvtx {
 
+// What a counted loss did. kNameCapped: a name or tag was replaced by a
+// generic one ("<too many names>") because a cap on distinct names was
+// reached; the event itself is still recorded. kOther: anything else.
+enum class LossKind { kOther, kNameCapped };
+
 // Counts one cause of loss (e.g. "optrace.nvtx.names_over_cap"). Each time
 // the count reaches a power of two (1, 2, 4, ...) it is also recorded as an
 // optrace counter sample of that name at level warning, so that the
-// daemon's store shows the loss without one sample per lost event.
+// daemon's store shows the loss without one sample per lost event. A
+// counter of kind kNameCapped also adds each loss to the process segment's
+// names_capped (optrace_count_names_capped), which `optrace status` shows.
 // Declare it static: `name` must outlive it (a string literal does).
 // Thread-safe; Add is for cold paths (one atomic add).
 class LossCounter {
  public:
-  explicit LossCounter(const char* name) noexcept : site_(name) {}
+  explicit LossCounter(const char* name, LossKind kind = LossKind::kOther) noexcept
+      : site_(name), kind_(kind) {}
   LossCounter(const LossCounter&) = delete;
   LossCounter& operator=(const LossCounter&) = delete;
 
@@ -30,6 +38,7 @@ class LossCounter {
 
  private:
   OpSite site_;
+  const LossKind kind_;
   std::atomic<uint64_t> count_{0};
 };
 

@@ -107,10 +107,10 @@ class NvtxTracer {
     return {name_id, tag_id, 0, OPTRACE_TARGET_CPU, 0, 0};
   }
 
-  LossCounter names_over_cap_{"optrace.nvtx.names_over_cap"};
+  LossCounter names_over_cap_{"optrace.nvtx.names_over_cap", LossKind::kNameCapped};
   LossCounter messages_truncated_{"optrace.nvtx.messages_truncated"};
   LossCounter malformed_attributes_{"optrace.nvtx.malformed_attributes"};
-  LossCounter domains_over_cap_{"optrace.nvtx.domains_over_cap"};
+  LossCounter domains_over_cap_{"optrace.nvtx.domains_over_cap", LossKind::kNameCapped};
   LossCounter async_untracked_{"optrace.nvtx.async_ranges_untracked"};
   LossCounter pushes_not_kept_{"optrace.nvtx.pushes_not_kept"};  // too deep, no memory
   LossCounter unbalanced_pops_{"optrace.nvtx.unbalanced_pops"};

@@ -38,8 +38,8 @@ constexpr auto kLevelPoll = std::chrono::milliseconds(10);
 
 nvtx::LossCounter g_callback_errors("optrace.torch.callback_errors");
 nvtx::LossCounter g_too_deep("optrace.torch.too_deep");
-nvtx::LossCounter g_names_over_cap("optrace.torch.names_over_cap");
-nvtx::LossCounter g_tags_over_cap("optrace.torch.tags_over_cap");
+nvtx::LossCounter g_names_over_cap("optrace.torch.names_over_cap", nvtx::LossKind::kNameCapped);
+nvtx::LossCounter g_tags_over_cap("optrace.torch.tags_over_cap", nvtx::LossKind::kNameCapped);
 
 nvtx::NameTable& Names() {
   static nvtx::NameTable* table = new nvtx::NameTable(kMaxNames, g_names_over_cap);

@@ -120,4 +120,8 @@ int optrace_counter(int level, uint32_t name_id, int64_t value) {
   return 0;
 }
 
+int optrace_count_names_capped(uint64_t count) {
+  return optrace::client::Runtime::Get().CountNamesCapped(count) ? 0 : -ENODEV;
+}
+
 }  // extern "C"

@@ -93,6 +93,16 @@ void Runtime::SetRequestedLevel(abi::LevelValue level) {
   }
 }
 
+bool Runtime::CountNamesCapped(uint64_t count) {
+  // Acquire pairs with the release store at the end of StartLocked: segment_
+  // is then set and, until a fork child resets it (with one thread left),
+  // never written again.
+  if (!started_.load(std::memory_order_acquire) || segment_ == nullptr) return false;
+  // Relaxed: the counter orders nothing; the daemon only reports it.
+  segment_->header().names_capped.fetch_add(count, std::memory_order_relaxed);
+  return true;
+}
+
 void Runtime::OnExit() {
   Runtime& rt = Get();
   std::lock_guard<std::mutex> lock(rt.mu_);

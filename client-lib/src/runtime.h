@@ -45,6 +45,11 @@ class Runtime {
   // live word at once while no daemon is attached.
   void SetRequestedLevel(abi::LevelValue level);
 
+  // Adds `count` to the segment's names_capped (optrace_count_names_capped).
+  // Returns false, counting nothing, when the runtime has not started in
+  // this process image or has no segment. Lock-free; never starts it.
+  bool CountNamesCapped(uint64_t count);
+
   void CountNoSegmentDrop() { no_segment_drops_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t no_segment_drops() const { return no_segment_drops_.load(std::memory_order_relaxed); }
 

@@ -93,6 +93,7 @@ void VisitSessionColumns(const SessionRecord& r, Visit&& visit) {
   visit("dropped_daemon_restart", r.dropped_daemon_restart);
   visit("dropped_invalid", r.dropped_invalid);
   visit("strings_dropped", r.strings_dropped);
+  visit("names_capped", r.names_capped);
 }
 
 }  // namespace optrace::daemon

@@ -51,6 +51,7 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   drops->set_total(record.dropped_ring_full + record.dropped_no_ring + record.dropped_shed +
                    record.dropped_daemon_restart + record.dropped_invalid);
   drops->set_strings(record.strings_dropped);
+  drops->set_names_capped(record.names_capped);
 }
 
 v1::Target TargetToProto(uint8_t target_kind) {

@@ -304,6 +304,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
       st.drops.dropped_daemon_restart += r.dropped_daemon_restart;
       st.drops.dropped_invalid += r.dropped_invalid;
       st.drops.strings_dropped += s->reader_stats().strings_dropped;
+      st.drops.names_capped += s->reader_stats().names_capped;
     }
     st.events_per_second = rate_.EventsPerSecond();
     return st;

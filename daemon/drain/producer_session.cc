@@ -187,6 +187,7 @@ void ProducerSession::RefreshRecordCounters() {
   record_.dropped_ring_full = stats_.events_dropped_ring_full;
   record_.dropped_no_ring = stats_.events_dropped_no_ring;
   record_.strings_dropped = stats_.strings_dropped;
+  record_.names_capped = stats_.names_capped;
   record_.dropped_invalid = counted_before_.dropped_invalid + stats_.events_invalid +
                             stats_.slots_torn + stats_.events_lost_resync;
   record_.dropped_daemon_restart = restart_losses_;

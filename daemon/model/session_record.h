@@ -37,9 +37,11 @@ struct SessionRecord {
   uint64_t dropped_daemon_restart = 0;  // daemon: read but not committed before a crash
   uint64_t dropped_invalid = 0;         // daemon: events that broke an ABI rule
   uint64_t strings_dropped = 0;         // producer: string table full
+  uint64_t names_capped = 0;            // producer: names/tags replaced at a cap (not events)
 };
 
-// Adds the loss counters (dropped_* and strings_dropped) of `from` to `to`.
+// Adds the loss counters (dropped_*, strings_dropped and names_capped) of
+// `from` to `to`.
 inline void AddDrops(const SessionRecord& from, SessionRecord* to) {
   to->dropped_ring_full += from.dropped_ring_full;
   to->dropped_no_ring += from.dropped_no_ring;
@@ -47,6 +49,7 @@ inline void AddDrops(const SessionRecord& from, SessionRecord* to) {
   to->dropped_daemon_restart += from.dropped_daemon_restart;
   to->dropped_invalid += from.dropped_invalid;
   to->strings_dropped += from.strings_dropped;
+  to->names_capped += from.names_capped;
 }
 
 }  // namespace optrace::daemon

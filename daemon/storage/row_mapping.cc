@@ -91,7 +91,7 @@ std::string Placeholders(int count) {
 const char* const kSessionColumns =
     "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, state, "
     "events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, dropped_shed, "
-    "dropped_daemon_restart, dropped_invalid, strings_dropped";
+    "dropped_daemon_restart, dropped_invalid, strings_dropped, names_capped";
 
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& r) {
   RowBinder(statement, first)
@@ -114,7 +114,8 @@ void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecor
       .Add(r.dropped_shed)
       .Add(r.dropped_daemon_restart)
       .Add(r.dropped_invalid)
-      .Add(r.strings_dropped);
+      .Add(r.strings_dropped)
+      .Add(r.names_capped);
 }
 
 Result<SessionRecord> ReadSessionRecord(const SqliteStatement& statement, int first) {
@@ -142,6 +143,7 @@ Result<SessionRecord> ReadSessionRecord(const SqliteStatement& statement, int fi
   row.Next(&r.dropped_daemon_restart);
   row.Next(&r.dropped_invalid);
   row.Next(&r.strings_dropped);
+  row.Next(&r.names_capped);
   if (!row.status().ok()) return row.status();
   return r;
 }

@@ -20,7 +20,7 @@ std::string Placeholders(int count);
 
 // sessions: every column, id first.
 extern const char* const kSessionColumns;
-inline constexpr int kSessionColumnCount = 20;
+inline constexpr int kSessionColumnCount = 21;
 // Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);
 // Reads a row selected with kSessionColumns starting at column `first`.

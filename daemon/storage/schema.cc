@@ -138,10 +138,18 @@ ALTER TABLE open_halves ADD COLUMN has_device_ns INTEGER NOT NULL DEFAULT 0;
 UPDATE open_halves SET has_device_ns = 1 WHERE device_ns != 0;
 )sql";
 
+// Version 4: a session keeps how many names and tags its instrumentation
+// layers replaced at their caps (SegmentHeader::names_capped). Sessions
+// stored before did not count them: 0.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE sessions ADD COLUMN names_capped INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2},
     {3, kSchemaV3},
+    {4, kSchemaV4},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -58,7 +58,7 @@ class CuptiCollector {
   // Converts and records every kernel and memcpy record of `buffer`.
   void ProcessBuffer(uint8_t* buffer, size_t valid_size);
 
-  LossCounter names_over_cap_{"optrace.cupti.names_over_cap"};
+  LossCounter names_over_cap_{"optrace.cupti.names_over_cap", LossKind::kNameCapped};
   LossCounter records_dropped_{"optrace.cupti.records_dropped"};
   LossCounter buffers_unallocated_{"optrace.cupti.buffers_unallocated"};
   NameTable names_;

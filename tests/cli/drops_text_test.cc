@@ -16,5 +16,16 @@ TEST(DescribeDropsTest, Causes_OnlyNonZeroListed) {
   EXPECT_EQ(DescribeDrops(drops), "1234 events (ring_full 1200, shed 34); 3 strings not interned");
 }
 
+TEST(DescribeDropsTest, NamesCapped_ShownAfterStringsAlsoWithoutLostEvents) {
+  v1::Drops drops;
+  drops.set_strings(3);
+  drops.set_names_capped(90);
+  EXPECT_EQ(DescribeDrops(drops), "none; 3 strings not interned; 90 names capped");
+  drops.set_strings(0);
+  drops.set_invalid(2);
+  drops.set_total(2);
+  EXPECT_EQ(DescribeDrops(drops), "2 events (invalid 2); 90 names capped");
+}
+
 }  // namespace
 }  // namespace optrace::cli

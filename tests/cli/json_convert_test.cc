@@ -14,6 +14,7 @@ TEST(JsonConvertTest, Session_SnakeCaseKeysAndWords) {
   s.set_start_unix_ns(1'714'564'800'000'000'000);
   s.mutable_drops()->set_ring_full(3);
   s.mutable_drops()->set_total(3);
+  s.mutable_drops()->set_names_capped(5);
   s.set_live_level(v1::LEVEL_TRACE);
   const nlohmann::json j = ToJson(s);
   EXPECT_EQ(j["id"], 12);
@@ -24,6 +25,7 @@ TEST(JsonConvertTest, Session_SnakeCaseKeysAndWords) {
   EXPECT_EQ(j["end_unix_ns"], 0);  // defaults are written too
   EXPECT_EQ(j["drops"]["ring_full"], 3);
   EXPECT_EQ(j["drops"]["total"], 3);
+  EXPECT_EQ(j["drops"]["names_capped"], 5);
   EXPECT_EQ(j["live_level"], "trace");
 }
 

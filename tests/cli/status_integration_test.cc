@@ -85,5 +85,39 @@ TEST_F(StatusTest, Issue16_RingOverflowedThenSessionEnded_StatusStillShowsTheLos
       << run.out;
 }
 
+// Names a producer's instrumentation replaced at its cap are shown, live
+// and once the session has ended, in `optrace status` and `sessions show`.
+TEST_F(StatusTest, NamesCapped_LiveThenEnded_ShownInStatusAndSessionText) {
+  auto producer = StartTestProducer({"--ops", "10", "--names-capped", "300", "--hold-open", "held"},
+                                    {{"OPTRACE_LEVEL", "trace"}});
+  ASSERT_TRUE(producer->WaitForLine("holding=", 20s).has_value()) << producer->stderr_text();
+  CliRun run;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        run = Cli({"status"});
+        return run.out.find("drops      live sessions: none; 300 names capped\n") !=
+               std::string::npos;
+      },
+      20s))
+      << run.out << run.err;
+  EXPECT_NE(run.out.find("           all sessions: none; 300 names capped\n"), std::string::npos)
+      << run.out;
+
+  producer->Kill(SIGKILL);
+  ASSERT_TRUE(producer->Wait(20s).has_value());
+  const nlohmann::json session =
+      WaitForSession(static_cast<uint32_t>(producer->pid()), /*ended=*/true);
+  ASSERT_TRUE(session.is_object()) << daemon_.log();
+  EXPECT_EQ(session["drops"]["names_capped"], 300) << session.dump();
+  run = Cli({"status"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("drops      live sessions: none\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("           all sessions: none; 300 names capped\n"), std::string::npos)
+      << run.out;
+  run = Cli({"sessions", "show", std::to_string(session["id"].get<uint64_t>())});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("  drops      none; 300 names capped\n"), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace optrace::cli::testing

@@ -20,6 +20,9 @@
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
 // --tagged NAME TAG (repeatable), after the other ops, runs one op named
 // NAME with the tag TAG as given (any bytes, e.g. a malformed fused tag).
+// --names-capped N, after those, counts N names replaced at a cap
+// (optrace_count_names_capped), as an instrumentation layer past its cap
+// does; exits 3 if that fails.
 #include <unistd.h>
 
 #include <atomic>
@@ -34,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "optrace/optrace.h"
 #include "optrace/optrace.hpp"
 
 namespace {
@@ -47,6 +51,7 @@ struct Args {
   bool sleeps = false;
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
   long rate = 0;  // ops per second per thread; 0 = back to back
+  uint64_t names_capped = 0;
 };
 
 Args Parse(int argc, char** argv) {
@@ -75,6 +80,8 @@ Args Parse(int argc, char** argv) {
     } else if (flag == "--tagged") {
       const char* name = next();
       a.tagged.emplace_back(name, next());
+    } else if (flag == "--names-capped") {
+      a.names_capped = std::strtoull(next(), nullptr, 10);
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -164,6 +171,13 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   RunTagged(args.tagged);
+  if (args.names_capped > 0) {
+    const int rc = optrace_count_names_capped(args.names_capped);
+    if (rc != 0) {
+      std::fprintf(stderr, "optrace_count_names_capped: %s\n", std::strerror(-rc));
+      return 3;
+    }
+  }
   if (args.hold_open != nullptr) {
     static optrace::OpSite held(args.hold_open);
     optrace::ScopedOp op(held);

@@ -120,6 +120,51 @@ TEST_F(ApiTest, GetStatus_ReportsVersionNamespaceAndCounters) {
   EXPECT_TRUE(status.counters().contains("batches_shed"));
 }
 
+// A producer that counts names replaced at a cap (as liboptrace_torch and
+// the NVTX injection do past theirs): GetStatus and the session's drops
+// show the count while it runs, and the stored session and
+// all_sessions_drops once it has ended.
+TEST_F(ApiTest, GetStatus_ProducerCountsNamesCapped_ShownLiveAndAfterItEnded) {
+  auto producer =
+      StartTestProducer({"--ops", "10", "--names-capped", "4097", "--hold-open", "held"});
+  ASSERT_TRUE(producer->WaitForLine("holding=", 20s).has_value()) << producer->stderr_text();
+  const auto pid = static_cast<uint32_t>(producer->pid());
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext ctx;
+        return stub_->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok() &&
+               status.drops().names_capped() == 4097;
+      },
+      20s))
+      << status.DebugString();
+  EXPECT_EQ(status.all_sessions_drops().names_capped(), 4097u);
+  EXPECT_EQ(status.drops().total(), 0u) << "capped names are not lost events";
+  const v1::Session live = WaitForSession(pid, false);
+  ASSERT_NE(live.id(), 0u);
+  v1::GetSessionResponse detail;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext ctx;
+        v1::GetSessionRequest req;
+        req.set_session_id(live.id());
+        return stub_->GetSession(&ctx, req, &detail).ok() &&
+               detail.session().drops().names_capped() == 4097;
+      },
+      20s))
+      << detail.DebugString();
+
+  producer->Kill(SIGKILL);
+  ASSERT_TRUE(producer->Wait(20s).has_value());
+  const v1::Session ended = WaitForSession(pid, true);
+  EXPECT_EQ(ended.id(), live.id());
+  EXPECT_EQ(ended.drops().names_capped(), 4097u);
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub_->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok());
+  EXPECT_EQ(status.drops().names_capped(), 0u) << "no session runs";
+  EXPECT_EQ(status.all_sessions_drops().names_capped(), 4097u);
+}
+
 TEST_F(ApiTest, Socket_Mode0660) {
   struct stat st {};
   ASSERT_EQ(::stat(daemon_.socket_path().c_str(), &st), 0);

@@ -179,6 +179,7 @@ TEST_F(NvtxInjectionTest, MoreDistinctNamesThanCap_LaterNamesGenericAndCounted) 
     counted = std::max(counted, i->value);
   }
   EXPECT_EQ(counted, 32) << "sampled at each power of two: 1, 2, ..., 32 of 61";
+  EXPECT_EQ(session->record.names_capped, 61u) << "every generic name, in the session's drops";
 }
 
 TEST_F(NvtxInjectionTest, LevelOff_ProgramRunsAndNoSpanIsStored) {

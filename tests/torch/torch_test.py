@@ -6,6 +6,7 @@ the level raised live by a tail, and the tag cap."""
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -109,18 +110,41 @@ class TorchTest(t.DaemonTestCase):
         self.assertGreater(len(spans), 0)
         self.assertLess(len(spans), steps)  # the steps at level off were not recorded
 
-    def test_TagCap_EveryOpRecordedOverCapCounted(self):
-        report, session = self.run_producer(torch_program("shapes_program.py"), 6000)
-        losses = report["losses"]
+    def test_TagCap_100kShapes_EveryOpRecordedOverCapCountedInStatus(self):
+        # A sequence length that varies over 100,000 values: 100,000
+        # distinct tags against a cap of 4096.
+        report, session = self.run_producer(torch_program("shapes_program.py"), 100_000)
+        ops, losses = report["ops"], report["losses"]
         self.assertEqual(losses["callback_errors"], 0)
-        spans = t.wait_until(lambda: (lambda s: s if len(s) >= report["ops"] else None)(
-            list(self.client.ops(session.id, name="aten::neg"))))
-        self.assertIsNotNone(spans)
-        self.assertEqual(len(spans), report["ops"])
-        over_cap = sum(1 for s in spans if s.tag == "<too many names>")
-        self.assertGreater(over_cap, 0)
+
+        def counts_by(by, **filters):
+            return {row.name: row.count
+                    for row in self.client.stats(session.id, by=by, **filters).rows}
+
+        names = t.wait_until(lambda: (lambda c: c if c.get("aten::neg", 0) >= ops else None)(
+            counts_by("name")))
+        self.assertIsNotNone(names, counts_by("name"))
+        self.assertEqual(names["aten::neg"], ops)
+        self.assertEqual(names["aten::empty"], ops)
+        tags = counts_by("tag", name="aten::neg")
+        over_cap = tags.pop("<too many names>", 0)
+        self.assertEqual(sum(tags.values()) + over_cap, ops)
+        self.assertLessEqual(len(tags), 4096)
+        self.assertGreaterEqual(over_cap, ops - 4096)
+        self.assertIn("neg_1_f32", tags)
+        self.assertTrue(all(re.fullmatch(r"neg_\d+_f32", tag) and count == 1
+                            for tag, count in tags.items()), tags)
         self.assertGreaterEqual(losses["tags_over_cap"], over_cap)
-        self.assertIn("neg_1_f32", {s.tag for s in spans})
+        # What the tracer counted is what the session and `optrace status` show.
+        capped = losses["tags_over_cap"] + losses["names_over_cap"]
+        self.assertEqual(session.drops.names_capped, capped)
+        self.assertEqual(session.drops.total, 0)
+        # The test's own daemon: this session is its only one.
+        self.assertEqual(self.client.status().all_sessions_drops.names_capped, capped)
+        status = subprocess.run([t.OPTRACE_CLI, "--socket", self.daemon.socket, "status"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(status.returncode, 0, status.stderr)
+        self.assertIn(f"all sessions: none; {capped} names capped\n", status.stdout)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ inline constexpr uint64_t kControlMagic = 0x014c54435254504fULL;
 // Incompatible change: a consumer refuses other majors.
 inline constexpr uint16_t kAbiMajor = 1;
 // Additive change: fields are only appended, a consumer accepts any minor.
-inline constexpr uint16_t kAbiMinor = 1;
+inline constexpr uint16_t kAbiMinor = 2;
 
 inline constexpr uint32_t kEventBytes = 64;
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -209,12 +209,19 @@ struct SegmentHeader {
   std::atomic<uint32_t> requested_level;           // what the process asks for (env, SetLevel)
   std::atomic<uint32_t> requested_generation;      // bumped on each in-process SetLevel
   std::atomic<uint32_t> exit_state;                // ExitState
-  uint32_t producer_reserved[7];
+  uint32_t producer_reserved0;
+  // Minor 2: names and tags an instrumentation layer (NVTX, CUPTI, the
+  // PyTorch tracer) replaced by a generic one because its cap was reached
+  // (optrace_count_names_capped). Monotonic; 0 in a segment of an older
+  // producer (reserved bytes are zero).
+  std::atomic<uint64_t> names_capped;
+  uint32_t producer_reserved[4];
 };
 static_assert(offsetof(SegmentHeader, state) == 976);
 static_assert(offsetof(SegmentHeader, level) == 1024);
 static_assert(offsetof(SegmentHeader, attach_word) == 1044);
 static_assert(offsetof(SegmentHeader, string_count) == 1088);
+static_assert(offsetof(SegmentHeader, names_capped) == 1128);
 static_assert(sizeof(SegmentHeader) == 1152);
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 

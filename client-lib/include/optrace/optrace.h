@@ -103,6 +103,17 @@ OPTRACE_EXPORT int optrace_mark(int level, uint32_t name_id, uint32_t tag_id);
 /* Records a counter value at `level`. Returns 0 or -EINVAL. */
 OPTRACE_EXPORT int optrace_counter(int level, uint32_t name_id, int64_t value);
 
+/* Counts `count` names or tags that an instrumentation layer replaced by a
+ * generic one (e.g. "<too many names>") because its own cap on distinct
+ * names was reached: adds `count` to this process's segment counter
+ * `names_capped`, which `optrace status` shows per producer. The op itself
+ * is still recorded by the caller; this counts only what its name lost.
+ * One relaxed atomic add: never blocks, takes no lock, allocates nothing,
+ * and never starts tracing, so it is safe in a signal handler once the
+ * process has emitted its first event. Returns 0, or -ENODEV (nothing
+ * counted) when this process has no segment yet or could not create one. */
+OPTRACE_EXPORT int optrace_count_names_capped(uint64_t count);
+
 #ifdef __cplusplus
 }
 #endif

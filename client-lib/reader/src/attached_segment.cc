@@ -280,6 +280,7 @@ std::optional<ProducerFields> AttachedSegment::ReadProducerFields() const {
     exit_state = h->exit_state.load(std::memory_order_acquire);
     f.events_dropped_no_ring = h->events_dropped_no_ring.load(std::memory_order_relaxed);
     f.strings_dropped = h->strings_dropped.load(std::memory_order_relaxed);
+    f.names_capped = h->names_capped.load(std::memory_order_relaxed);
     f.requested_generation = h->requested_generation.load(std::memory_order_acquire);
     f.requested_level = h->requested_level.load(std::memory_order_relaxed);
   });

@@ -231,6 +231,7 @@ bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,
     Accumulate(fields->events_dropped_no_ring, &last_no_ring_drops_, &stats->events_dropped_no_ring,
                stats);
     Accumulate(fields->strings_dropped, &last_strings_dropped_, &stats->strings_dropped, stats);
+    Accumulate(fields->names_capped, &last_names_capped_, &stats->names_capped, stats);
     if (fields->string_count < last_string_count_) ++stats->counters_went_backwards;
     last_string_count_ = std::max(last_string_count_, fields->string_count);
   } else {

@@ -1,6 +1,7 @@
 """Opts in (optrace.torch.enable()) and runs ops on COUNT distinct shapes,
 more than the tag cap; prints {"pid", "ops", "losses"}: the ops it ran
-(aten::neg, one shape each), and optrace.torch.losses()."""
+(aten::empty and aten::neg of a 1-d tensor of each length 1..COUNT, so
+COUNT of each), and optrace.torch.losses()."""
 
 import json
 import os

@@ -189,6 +189,19 @@ TEST_F(SegmentDrainerTest, DropCounters_AccumulatedAndBackwardsCounted) {
   EXPECT_EQ(stats_.counters_went_backwards, 1u);
 }
 
+TEST_F(SegmentDrainerTest, NamesCapped_AccumulatedAndBackwardsCounted) {
+  Attach();
+  Drain();
+  EXPECT_EQ(stats_.names_capped, 0u);  // as a producer older than minor 2 leaves it
+  p_.header().names_capped.store(90);
+  Drain();
+  EXPECT_EQ(stats_.names_capped, 90u);
+  p_.header().names_capped.store(3);
+  Drain();
+  EXPECT_EQ(stats_.names_capped, 90u);
+  EXPECT_EQ(stats_.counters_went_backwards, 1u);
+}
+
 TEST_F(SegmentDrainerTest, RetiredRing_DrainedCompletely_BecomesFree) {
   Attach();
   p_.Write(1, FakeProducer::Event(K::kLaunch, 1, 0));

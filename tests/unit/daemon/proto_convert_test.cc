@@ -70,6 +70,7 @@ TEST(ProtoConvertTest, Session_DropsTotalIsTheSumOfEventLosses) {
   record.dropped_daemon_restart = 8;
   record.dropped_invalid = 16;
   record.strings_dropped = 1000;
+  record.names_capped = 2000;
   record.open_ops = 5;
   v1::Session out;
   ToProto(record, &out);
@@ -90,8 +91,9 @@ TEST(ProtoConvertTest, Session_DropsTotalIsTheSumOfEventLosses) {
   EXPECT_EQ(out.drops().shed(), 4u);
   EXPECT_EQ(out.drops().daemon_restart(), 8u);
   EXPECT_EQ(out.drops().invalid(), 16u);
-  EXPECT_EQ(out.drops().total(), 31u) << "strings are not events";
+  EXPECT_EQ(out.drops().total(), 31u) << "strings and capped names are not events";
   EXPECT_EQ(out.drops().strings(), 1000u);
+  EXPECT_EQ(out.drops().names_capped(), 2000u);
 }
 
 TEST(ProtoConvertTest, Levels_AbiPlusOneBothWays) {

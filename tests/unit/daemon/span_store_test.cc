@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <thread>
 
@@ -66,6 +67,15 @@ class SpanStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
+  // Runs each statement of `sql` on the database (closed by the test
+  // first): how a test turns it back into an older schema version. Call it
+  // in ASSERT_NO_FATAL_FAILURE.
+  void Downgrade(std::initializer_list<const char*> sql) {
+    for (const char* statement : sql) {
+      ASSERT_EQ(QueryColumn(path_, statement), std::vector<std::string>{}) << statement;
+    }
+  }
+
   testing::TempFolder dir_;
   const std::string path_ = dir_.path() + "/trace.db";
 };
@@ -107,19 +117,18 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
     ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  for (const char* sql :
-       {"DROP TABLE forward_cursor",
-        "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
-        "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
-        "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
-        "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
-        "ALTER TABLE span_pages_v1 RENAME TO span_pages",
-        "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
-        "last_start_ns)",
-        "ALTER TABLE open_halves DROP COLUMN has_device_ns", "DELETE FROM sqlite_sequence",
-        "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}) {
-    ASSERT_EQ(QueryColumn(path_, sql), std::vector<std::string>{}) << sql;
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      Downgrade({"DROP TABLE forward_cursor",
+                 "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
+                 "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
+                 "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
+                 "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
+                 "ALTER TABLE span_pages_v1 RENAME TO span_pages",
+                 "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
+                 "last_start_ns)",
+                 "ALTER TABLE open_halves DROP COLUMN has_device_ns",
+                 "ALTER TABLE sessions DROP COLUMN names_capped", "DELETE FROM sqlite_sequence",
+                 "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -296,14 +305,43 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  for (const char* sql : {"ALTER TABLE open_halves DROP COLUMN has_device_ns",
-                          "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}) {
-    ASSERT_EQ(QueryColumn(path_, sql), std::vector<std::string>{}) << sql;
-  }
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE open_halves DROP COLUMN has_device_ns",
+                                     "ALTER TABLE sessions DROP COLUMN names_capped",
+                                     "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   auto reader = OpenReader(path_);
   EXPECT_EQ(reader->OpenHalves(1).value(), (std::vector<HalfOp>{timed, untimed}));
+}
+
+// A database of schema version 3, whose sessions did not count names
+// capped: migrated, its sessions kept with 0, and new counts stored.
+TEST_F(SpanStoreTest, Open_Version3Database_SessionsKeptWithNoNamesCapped) {
+  SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  {
+    auto store = Open();
+    StoreBatch batch;
+    batch.sequence = 1;
+    batch.sessions = {before};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN names_capped",
+                                     "UPDATE meta SET value = 3 WHERE key = 'schema_version'"}));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+  before.names_capped = 0;
+  EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
+  SessionRecord after = MakeSession(2);
+  StoreBatch batch;
+  batch.sequence = 2;
+  batch.sessions = {after};
+  ASSERT_TRUE(store->Submit(batch));
+  ASSERT_TRUE(store->Flush(10'000));
+  EXPECT_EQ(OpenReader(path_)->GetSession(2).value(), std::optional<SessionRecord>(after));
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {

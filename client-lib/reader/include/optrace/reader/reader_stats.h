@@ -23,6 +23,7 @@ struct ReaderStats {
   uint64_t events_dropped_ring_full = 0;
   uint64_t events_dropped_no_ring = 0;
   uint64_t strings_dropped = 0;
+  uint64_t names_capped = 0;  // names/tags replaced at an instrumentation cap (not events)
 
   // Sum of the validation problems (not the producer's own drops).
   uint64_t Violations() const {

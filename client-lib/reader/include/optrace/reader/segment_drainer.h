@@ -98,6 +98,7 @@ class SegmentDrainer {
   uint32_t next_ring_ = 0;
   uint64_t last_no_ring_drops_ = 0;
   uint64_t last_strings_dropped_ = 0;
+  uint64_t last_names_capped_ = 0;
   uint32_t last_string_count_ = 0;
   // Private copy of one chunk of slots, left uninitialised until copied to.
   std::unique_ptr<abi::OpEvent[]> chunk_;
