@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <unordered_set>
 
 #include "api/proto_convert.h"
 #include "api/refused_stream.h"
@@ -420,20 +419,16 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
   // cannot be read leaves the field unset; the rest of the status is
   // still worth answering (it says what is wrong with the writer).
   auto reader = ThreadReader(ctx_.db_path);
-  auto sessions = reader.ok() ? reader.value()->ListSessions()
-                              : Result<std::vector<SessionRecord>>(reader.status());
-  if (sessions.ok()) {
+  auto stored = reader.ok() ? reader.value()->SumOfDropsExcept(drain->live_sessions)
+                            : Result<SessionRecord>(reader.status());
+  if (stored.ok()) {
     SessionRecord all_drops = drain->drops;
-    const std::unordered_set<SessionId> live(drain->live_sessions.begin(),
-                                             drain->live_sessions.end());
-    for (const SessionRecord& r : sessions.value()) {
-      if (live.count(r.id) == 0) AddDrops(r, &all_drops);
-    }
+    AddDrops(stored.value(), &all_drops);
     all_drops.dropped_shed = std::max<uint64_t>(all_drops.dropped_shed, c.events_shed.load());
     ToProto(all_drops, &as_session);
     *response->mutable_all_sessions_drops() = as_session.drops();
   } else {
-    LogWarning("status: stored sessions' drops not read: {}", sessions.status().message());
+    LogWarning("status: stored sessions' drops not read: {}", stored.status().message());
   }
   response->set_writer_backlog_batches(store.queued_batches);
   response->set_writer_backlog_spans(store.queued_spans);

@@ -53,6 +53,14 @@ Status SpanReader::PrepareStatements() {
       {&list_sessions_, sessions + "ORDER BY start_ns DESC, id DESC"},
       {&running_sessions_, sessions + "WHERE state = 'running' ORDER BY id"},
       {&get_session_, sessions + "WHERE id = ?"},
+      // The ids to leave out are one JSON array, so that one prepared
+      // statement serves any number of them.
+      {&sum_of_drops_except_,
+       "SELECT coalesce(sum(dropped_ring_full), 0), coalesce(sum(dropped_no_ring), 0), "
+       "coalesce(sum(dropped_shed), 0), coalesce(sum(dropped_daemon_restart), 0), "
+       "coalesce(sum(dropped_invalid), 0), coalesce(sum(strings_dropped), 0), "
+       "coalesce(sum(names_capped), 0) FROM sessions "
+       "WHERE id NOT IN (SELECT value FROM json_each(?))"},
       {&session_by_segment_, sessions + "WHERE segment_name = ?"},
       {&load_strings_, "SELECT id, text FROM strings ORDER BY id"},
       {&get_string_, "SELECT text FROM strings WHERE id = ?"},
@@ -113,6 +121,26 @@ Result<std::vector<SessionRecord>> SpanReader::RunningSessions() {
   Status status = CollectRows(running_sessions_, "sessions", ReadSessionRecordRow, &sessions);
   if (!status.ok()) return status;
   return sessions;
+}
+
+Result<SessionRecord> SpanReader::SumOfDropsExcept(std::span<const SessionId> except) {
+  std::string ids = "[";
+  for (const SessionId id : except) ids += (ids.size() > 1 ? "," : "") + std::to_string(id);
+  ids += "]";
+  ScopedStatementReset reset(sum_of_drops_except_);
+  sum_of_drops_except_.BindText(1, ids);
+  Result<bool> row = sum_of_drops_except_.Step();
+  if (!row.ok()) return InContext(row.status(), db_->path() + ": the sessions' drops");
+  SessionRecord sums;
+  if (!row.value()) return sums;
+  uint64_t* const fields[] = {&sums.dropped_ring_full, &sums.dropped_no_ring,
+                              &sums.dropped_shed,      &sums.dropped_daemon_restart,
+                              &sums.dropped_invalid,   &sums.strings_dropped,
+                              &sums.names_capped};
+  for (int i = 0; i < static_cast<int>(std::size(fields)); ++i) {
+    *fields[i] = sum_of_drops_except_.ColumnUint64(i);
+  }
+  return sums;
 }
 
 Result<std::optional<SessionRecord>> SpanReader::FirstSession(SqliteStatement& statement,

@@ -75,6 +75,10 @@ class SpanReader {
   Result<std::vector<SessionRecord>> RunningSessions();
   // One session; nullopt when there is none with this id.
   Result<std::optional<SessionRecord>> GetSession(SessionId session);
+  // The loss counters (as AddDrops adds them) summed over every session
+  // but those of `except`, in one query whatever the number of sessions;
+  // the record's other fields are 0.
+  Result<SessionRecord> SumOfDropsExcept(std::span<const SessionId> except);
 
   // The session that drained shm segment `segment_name`; nullopt if none.
   Result<std::optional<SessionRecord>> SessionBySegment(const std::string& segment_name);
@@ -146,6 +150,7 @@ class SpanReader {
   SqliteStatement list_sessions_;
   SqliteStatement running_sessions_;
   SqliteStatement get_session_;
+  SqliteStatement sum_of_drops_except_;
   SqliteStatement session_by_segment_;
   SqliteStatement load_strings_;
   SqliteStatement get_string_;

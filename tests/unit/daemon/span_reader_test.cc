@@ -105,6 +105,36 @@ TEST_F(SpanReaderTest, ListSessions_SeveralSessions_NewestFirst) {
   EXPECT_EQ(reader->GetSession(4).value(), std::nullopt);
 }
 
+TEST_F(SpanReaderTest, SumOfDropsExcept_EveryCounterSummedOverTheOthers) {
+  StoreBatch batch;
+  batch.sequence = 1;
+  for (SessionId id = 1; id <= 4; ++id) {
+    SessionRecord r = MakeSession(id, SessionState::kExited, 100 * id, 100 * id + 50);
+    r.dropped_ring_full = id;
+    r.dropped_no_ring = 10 * id;
+    r.dropped_shed = 100 * id;
+    r.dropped_daemon_restart = 1000 * id;
+    r.dropped_invalid = 10'000 * id;
+    r.strings_dropped = 100'000 * id;
+    r.names_capped = 1'000'000 * id;
+    r.events = 7;  // not a loss counter: not summed
+    batch.sessions.push_back(r);
+  }
+  Write({batch});
+  auto reader = OpenReader(path_);
+  const SessionId except[] = {2, 4, 99};
+  Result<SessionRecord> sums = reader->SumOfDropsExcept(except);
+  ASSERT_TRUE(sums.ok()) << sums.status().message();
+  SessionRecord expected;  // sessions 1 and 3
+  for (const SessionRecord& r : {batch.sessions[0], batch.sessions[2]}) AddDrops(r, &expected);
+  EXPECT_EQ(sums.value(), expected);
+  Result<SessionRecord> all = reader->SumOfDropsExcept({});
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->names_capped, 10'000'000u);
+  EXPECT_EQ(all->dropped_ring_full, 10u);
+  EXPECT_EQ(all->events, 0u);
+}
+
 TEST_F(SpanReaderTest, ForEachSpan_WhileWriterCommits_EverySnapshotHoldsWholeBatches) {
   Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
   ASSERT_TRUE(store.ok()) << store.status().message();
