@@ -15,7 +15,7 @@ targets=(client_tests daemon_core_tests daemon_drain_tests daemon_storage_tests 
          optraced optrace-cli optrace-test-producer optrace-test-client optrace-load)
 # Tests whose figures are timing claims, not correctness: sanitizers make
 # everything several times slower, so they are left to the normal build.
-exclude='SlowTailClient|KnownSleeps'
+exclude='SlowTailClient'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Tests run some programs as other uids, which may not reach a private

@@ -376,9 +376,9 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
     EXPECT_EQ(r.p50_ns(), d[(d.size() + 1) / 2 - 1]) << "nearest rank";
     if (name.rfind("sleep_", 0) != 0) continue;  // "start": no known length
     const uint64_t slept = name == "sleep_2ms" ? 2'000'000 : 5'000'000;
+    // No upper bound: how much a loaded machine oversleeps is not the
+    // daemon's to promise; the figures are checked against the spans above.
     EXPECT_GE(r.min_ns(), slept) << "an op lasts at least what the producer slept in it";
-    EXPECT_LT(r.p50_ns(), 3 * slept + 5'000'000)
-        << "and not wildly more (loaded machines oversleep)";
   }
   double share = 0;
   for (const auto& r : stats.rows()) share += r.share();
