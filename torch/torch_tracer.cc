@@ -117,8 +117,10 @@ OpIds IdsOf(std::string_view name, std::span<const TensorShape> shapes, std::str
   return ids;
 }
 
+// Not guarded by optrace_ops_enabled(): the callback runs only while the
+// level is trace (FollowLevel), and optrace_op_begin checks it again; in
+// the few ms after the level falls an op costs its ids and is not recorded.
 void BeginOp(const at::RecordFunction& fn) {
-  if (optrace_ops_enabled() == 0) return;
   OpStack* const stack_block = nvtx::ThreadBlock<OpStack>::Get();
   if (stack_block == nullptr) return;  // out of memory: not recorded
   OpStack& stack = *stack_block;

@@ -70,10 +70,9 @@ TEST(OpIdCacheTest, Key_WhatDoesNotFitIsNotPacked) {
   EXPECT_TRUE(key.Pack(std::string(OpKey::kNameBytes, 'n'), ShapesOf({{1}}), "f32"));
   EXPECT_FALSE(key.Pack("aten::neg", ShapesOf({{1}}), std::string(OpKey::kDtypeBytes + 1, 'd')));
   EXPECT_TRUE(key.Pack("aten::neg", ShapesOf({{1}}), std::string(OpKey::kDtypeBytes, 'd')));
-  EXPECT_FALSE(key.Pack("aten::cat", ShapesOf({std::vector<int64_t>(OpKey::kMaxSizes + 1, 2)}),
-                        "f32"));
-  EXPECT_TRUE(
-      key.Pack("aten::cat", ShapesOf({std::vector<int64_t>(OpKey::kMaxSizes, 2)}), "f32"));
+  EXPECT_FALSE(
+      key.Pack("aten::cat", ShapesOf({std::vector<int64_t>(OpKey::kMaxSizes + 1, 2)}), "f32"));
+  EXPECT_TRUE(key.Pack("aten::cat", ShapesOf({std::vector<int64_t>(OpKey::kMaxSizes, 2)}), "f32"));
   EXPECT_FALSE(key.Pack("aten::neg", ShapesOf({{int64_t{1} << 31}}), "f32"));
   EXPECT_TRUE(key.Pack("aten::neg", ShapesOf({{(int64_t{1} << 31) - 1}}), "f32"));
   EXPECT_FALSE(key.Pack("aten::neg", ShapesOf({{-1}}), "f32"));
@@ -117,13 +116,18 @@ TEST(OpIdCacheTest, AlternatingInputs_EveryOpGetsTheIdsOfItsOwnTag) {
   // Ops whose inputs a key that dropped ranks, lengths or dtypes would
   // confuse, called in turn, again and again.
   const std::vector<Op> ops = {
-      {"aten::mul", {{1, 3}, {3}}, "f32"},   {"aten::mul", {{1}, {3, 3}}, "f32"},
-      {"aten::mul", {{1, 3}, {3}}, "f64"},   {"aten::mul", {{1, 3}, {3}}, "i64"},
-      {"aten::mul", {{1, 3}, {3}}, ""},      {"aten::mu", {{1, 3}, {3}}, "lf32"},
-      {"aten::neg", {{12, 3}}, "f32"},       {"aten::neg", {{1, 23}}, "f32"},
+      {"aten::mul", {{1, 3}, {3}}, "f32"},
+      {"aten::mul", {{1}, {3, 3}}, "f32"},
+      {"aten::mul", {{1, 3}, {3}}, "f64"},
+      {"aten::mul", {{1, 3}, {3}}, "i64"},
+      {"aten::mul", {{1, 3}, {3}}, ""},
+      {"aten::mu", {{1, 3}, {3}}, "lf32"},
+      {"aten::neg", {{12, 3}}, "f32"},
+      {"aten::neg", {{1, 23}}, "f32"},
       {"aten::addmm", {{4}, {2, 3}, {3, 4}}, "f32"},
       {"aten::addmm", {{4}, {2}, {3, 3, 4}}, "f32"},
-      {"aten::zeros", {}, "f32"},            {"aten::mul", {{3, 1}, {}}, "f32"},
+      {"aten::zeros", {}, "f32"},
+      {"aten::mul", {{3, 1}, {}}, "f32"},
   };
   auto cache = std::make_unique<OpIdCache>();
   Interner names, tags, reference_names, reference_tags;
@@ -144,8 +148,8 @@ TEST(OpIdCacheTest, AlternatingInputs_EveryOpGetsTheIdsOfItsOwnTag) {
 TEST(OpIdCacheTest, ManyRandomOps_CachedIdsAlwaysTheInternedOnes) {
   // More distinct ops than the cache holds: entries are replaced all along.
   std::mt19937 random(7);
-  const std::vector<std::string> names = {"aten::mul", "aten::add", "aten::mm", "aten::linear",
-                                          "aten::convolution", "AddmmBackward0"};
+  const std::vector<std::string> names = {"aten::mul",    "aten::add",         "aten::mm",
+                                          "aten::linear", "aten::convolution", "AddmmBackward0"};
   const std::vector<std::string> dtypes = {"f32", "f64", "i64", ""};
   auto cache = std::make_unique<OpIdCache>();
   Interner cached_names, cached_tags, reference_names, reference_tags;
