@@ -28,8 +28,10 @@ namespace optrace::torch_ops {
 class OpKey {
  public:
   // The longest name and dtype, and the most sizes of all tagged shapes
-  // together, that a key holds.
-  static constexpr size_t kNameBytes = 40;
+  // together, that a key holds. The autograd engine's scopes have names of
+  // up to about 70 bytes ("autograd::engine::evaluate_function:
+  // torch::autograd::AccumulateGrad").
+  static constexpr size_t kNameBytes = 72;
   static constexpr size_t kDtypeBytes = 8;
   static constexpr size_t kMaxSizes = 16;
 
@@ -71,7 +73,7 @@ struct OpIds {
   uint32_t tag_id;
 };
 
-// The ids of recently run ops by key: 256 sets of two entries (64 KiB), the
+// The ids of recently run ops by key: 256 sets of two entries (80 KiB), the
 // less recently found of a set making room for a new key. Meant to live in
 // a ThreadBlock: zero is its empty state and it is trivially destructible.
 // Not thread-safe: one per thread.
@@ -87,12 +89,12 @@ class OpIdCache {
   void Insert(const OpKey& key, uint64_t hash, OpIds ids);
 
  private:
-  // The ids first: with a key of up to 7 used words, one cache line.
-  struct alignas(64) Entry {
+  // The ids first, next to the words of the key that every key uses.
+  struct alignas(32) Entry {
     OpIds ids;
     OpKey key;
   };
-  static_assert(sizeof(Entry) == 128);
+  static_assert(sizeof(Entry) == 160);
 
   Entry entries_[kSets][2];
   uint8_t recent_[kSets];  // per set: the entry Find or Insert touched last
