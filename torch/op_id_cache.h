@@ -64,6 +64,7 @@ class OpKey {
 
   size_t used_words() const { return words_[0] >> 56; }
 
+  friend class OpIdCache;  // copies the used words only (the rest is unset)
   uint64_t words_[kWords];
 };
 
