@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "nvtx/loss_counter.h"
+#include "optrace/abi.h"
 
 namespace optrace::nvtx {
 
@@ -31,6 +32,14 @@ class NameTable {
   // The id of `text`. REQUIRES: `text` is non-empty and already bounded
   // (see utf8_text.h).
   uint32_t Id(std::string_view text);
+
+  // True for the ids Id gives in place of a text's own: "<too many names>"
+  // (a text beyond the cap, counted in `over_cap` at each Id) and "<string
+  // table full>". A caller that remembers ids should ask Id again for
+  // these, so that every use beyond the cap is counted.
+  bool IsPlaceholder(uint32_t id) const {
+    return id == over_cap_id_ || id == abi::kStringTableFull;
+  }
 
  private:
   struct Hash {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The unit and integration tests that cover the ring, the reader, the
-# correlator, storage, the RPCs and the Python extension, built and run
+# correlator, storage, the RPCs, the Python extension and the PyTorch
+# tracer's plain C++ parts (tags, op id cache), built and run
 # under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and
 # ThreadSanitizer (build-tsan/; not the extension). Any report fails the run.
 #   tools/run-sanitizers.sh [address|thread]...
@@ -33,6 +34,12 @@ for kind in "${kinds[@]}"; do
   fi
   cmake --build "$dir" -j "${OPTRACE_BUILD_JOBS:-2}" --target "${targets[@]}"
   ctest --test-dir "$dir" -L 'client|daemon|api|fleet' -E "$exclude" --output-on-failure -j 2 --timeout 900
+  # The PyTorch tracer's plain C++ parts (tag rules, per-thread op id
+  # cache), without libtorch; the target exists where libtorch was found.
+  if cmake --build "$dir" --target help | grep '^torch_unit_tests: ' >/dev/null; then
+    cmake --build "$dir" -j "${OPTRACE_BUILD_JOBS:-2}" --target torch_unit_tests
+    ctest --test-dir "$dir" -L torch -LE python --output-on-failure -j 2 --timeout 900
+  fi
   # The Python extension (python/extension) under ASan + UBSan, driven by
   # the Python tests. /usr/bin/python3 is not instrumented: the runtimes are
   # preloaded into it, and leak checking is off (the interpreter frees

@@ -110,8 +110,7 @@ size_t OpTag(std::string_view name, std::span<const TensorShape> shapes, std::st
   w.Char('_');
   if (!FamilyDims(op, shapes, w)) {
     // Generic: the shape of each tensor input, at most three.
-    constexpr size_t kMaxShapes = 3;
-    for (size_t i = 0; i < shapes.size() && i < kMaxShapes; ++i) {
+    for (size_t i = 0; i < shapes.size() && i < kTaggedShapes; ++i) {
       if (i != 0) w.Char('_');
       w.Shape(shapes[i].sizes);
     }

@@ -20,6 +20,10 @@ struct TensorShape {
 // The longest tag OpTag writes; longer ones are cut with a trailing '~'.
 inline constexpr size_t kMaxTagBytes = 160;
 
+// OpTag reads the shapes of the first kTaggedShapes tensor inputs only:
+// a tag is a function of the name, the dtype and those shapes.
+inline constexpr size_t kTaggedShapes = 3;
+
 // Writes the tag of op `name` ("aten::addmm", "AddmmBackward0") whose tensor
 // inputs have `shapes` and whose first tensor has dtype `dtype` ("f32"; ""
 // when unknown) into `out` and returns its length (0: no tensor inputs, no

@@ -24,6 +24,7 @@
 #include "nvtx/name_table.h"
 #include "nvtx/thread_block.h"
 #include "optrace/optrace.h"
+#include "torch/op_id_cache.h"
 #include "torch/op_tag.h"
 #include "torch/python_caller.h"
 
@@ -33,7 +34,6 @@ namespace {
 constexpr size_t kMaxDepth = 128;
 constexpr size_t kMaxNames = 2048;
 constexpr size_t kMaxTags = 4096;
-constexpr size_t kMaxTensorShapes = 4;
 constexpr auto kLevelPoll = std::chrono::milliseconds(10);
 
 nvtx::LossCounter g_callback_errors("optrace.torch.callback_errors");
@@ -93,8 +93,34 @@ std::string_view DtypeName(c10::ScalarType type) {
   }
 }
 
+// The name and tag ids of op `name` with tensor inputs of `shapes` (the
+// first kTaggedShapes) and `dtype`: the ones this thread's cache holds when
+// it ran the same op with the same inputs before, else interned (and
+// cached unless a cap gave a placeholder, so that each op beyond a cap is
+// counted as such).
+OpIds IdsOf(std::string_view name, std::span<const TensorShape> shapes, std::string_view dtype) {
+  OpIdCache* const cache = nvtx::ThreadBlock<OpIdCache>::Get();
+  OpKey key;
+  const bool cacheable = cache != nullptr && key.Pack(name, shapes, dtype);
+  const uint64_t hash = cacheable ? key.Hash() : 0;
+  if (cacheable) {
+    if (const OpIds* const cached = cache->Find(key, hash)) return *cached;
+  }
+  OpIds ids{Names().Id(name), 0};
+  char tag[kMaxTagBytes];
+  const size_t tag_bytes = OpTag(name, shapes, dtype, tag);
+  if (tag_bytes != 0) ids.tag_id = Tags().Id(std::string_view(tag, tag_bytes));
+  if (cacheable && !Names().IsPlaceholder(ids.name_id) &&
+      (tag_bytes == 0 || !Tags().IsPlaceholder(ids.tag_id))) {
+    cache->Insert(key, hash, ids);
+  }
+  return ids;
+}
+
+// Not guarded by optrace_ops_enabled(): the callback runs only while the
+// level is trace (FollowLevel), and optrace_op_begin checks it again; in
+// the few ms after the level falls an op costs its ids and is not recorded.
 void BeginOp(const at::RecordFunction& fn) {
-  if (optrace_ops_enabled() == 0) return;
   OpStack* const stack_block = nvtx::ThreadBlock<OpStack>::Get();
   if (stack_block == nullptr) return;  // out of memory: not recorded
   OpStack& stack = *stack_block;
@@ -103,13 +129,12 @@ void BeginOp(const at::RecordFunction& fn) {
     return;
   }
   optrace_op_desc desc{};
-  desc.name_id = Names().Id(fn.name());
   desc.target = OPTRACE_TARGET_CPU;
-  TensorShape shapes[kMaxTensorShapes];
+  TensorShape shapes[kTaggedShapes];
   size_t shape_count = 0;
   std::string_view dtype;
   for (const c10::IValue& input : fn.inputs()) {
-    if (shape_count == kMaxTensorShapes) break;
+    if (shape_count == kTaggedShapes) break;
     if (!input.isTensor()) continue;
     const at::Tensor& tensor = input.toTensor();
     // Undefined tensors have no sizes; nested ones throw from sizes().
@@ -127,10 +152,9 @@ void BeginOp(const at::RecordFunction& fn) {
     const c10::IntArrayRef sizes = tensor.sizes();
     shapes[shape_count++].sizes = std::span<const int64_t>(sizes.data(), sizes.size());
   }
-  char tag[kMaxTagBytes];
-  const size_t tag_bytes =
-      OpTag(fn.name(), std::span<const TensorShape>(shapes, shape_count), dtype, tag);
-  if (tag_bytes != 0) desc.tag_id = Tags().Id(std::string_view(tag, tag_bytes));
+  const OpIds ids = IdsOf(fn.name(), std::span<const TensorShape>(shapes, shape_count), dtype);
+  desc.name_id = ids.name_id;
+  desc.tag_id = ids.tag_id;
   // Nested ops were called from the same Python line as the outermost one.
   desc.srcloc_id =
       stack.depth == 0 ? CallerLocationId() : stack.ops[stack.depth - 1].desc.srcloc_id;

@@ -58,5 +58,15 @@ TEST(NameTableTest, ManyThreadsSameTexts_AllGetTheSameIds) {
   EXPECT_EQ(over_cap.value(), 0u);
 }
 
+TEST(NameTableTest, IsPlaceholder_TrueForTheCapsIdsOnly) {
+  LossCounter over_cap("test.names_over_cap");
+  NameTable table(1, over_cap);
+  const uint32_t own = table.Id("kept_name");
+  const uint32_t capped = table.Id("one_too_many");
+  EXPECT_FALSE(table.IsPlaceholder(own));
+  EXPECT_TRUE(table.IsPlaceholder(capped));
+  EXPECT_TRUE(table.IsPlaceholder(abi::kStringTableFull));
+}
+
 }  // namespace
 }  // namespace optrace::nvtx

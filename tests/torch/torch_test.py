@@ -82,6 +82,44 @@ class TorchTest(t.DaemonTestCase):
         self.maxDiff = None
         self.assertEqual({name: stored[name] for name in ops}, ops)
 
+    def test_TagCache_AlternatingShapesAndDtypes_EveryOpItsOwnTag(self):
+        # Inputs whose sizes join alike ([1,3],[3] and [1],[3,3]; 12x3 and
+        # 1x23), one shape in several dtypes, 0-d tensors, called in turn:
+        # the tracer's per-thread cache must give each op its own tag, also
+        # after the level went off and on, and after the tag cap is reached
+        # (then new tags are "<too many names>", each op counted).
+        cases = [([[1, 3], [3]], "f32", "mul_1x3_3_f32"),
+                 ([[1], [3, 3]], "f32", "mul_1_3x3_f32"),
+                 ([[1, 3], [3]], "f64", "mul_1x3_3_f64"),
+                 ([[1, 3], [3]], "i64", "mul_1x3_3_i64"),
+                 ([[1], [3, 3]], "i32", "mul_1_3x3_i32"),
+                 ([[12, 3], [3]], "f32", "mul_12x3_3_f32"),
+                 ([[1, 23], [23]], "f32", "mul_1x23_23_f32"),
+                 ([[], [2]], "f32", "mul_s_2_f32"),
+                 ([[2], []], "f32", "mul_2_s_f32")]
+        new_cases = [([[5, 7], [7]], "f32"), ([[7], [5, 7]], "f64")]
+        rounds, fill = 4, 6000
+        report, session = self.run_producer(
+            torch_program("tag_cache_program.py"),
+            json.dumps([[shapes, dtype] for shapes, dtype, _ in cases]),
+            json.dumps(new_cases), rounds, fill)
+        losses = report["losses"]
+        self.assertEqual(losses["callback_errors"], 0)
+        tags = [tag for _, _, tag in cases] + ["<too many names>"] * len(new_cases)
+        expected = [tags[i] for phase in report["phases"] for i in phase]
+        self.assertEqual(len(expected), rounds * (3 * len(cases) + len(new_cases)))
+        spans = t.wait_until(lambda: (lambda s: s if len(s) >= len(expected) else None)(
+            list(self.client.ops(session.id, name="aten::mul"))))
+        self.assertIsNotNone(spans)
+        self.maxDiff = None
+        self.assertEqual([s.tag for s in sorted(spans, key=lambda s: s.op_id)], expected)
+        negs = t.wait_until(lambda: (lambda s: s if len(s) >= fill else None)(
+            list(self.client.ops(session.id, name="aten::neg"))))
+        self.assertIsNotNone(negs)
+        over_cap = sum(1 for s in negs if s.tag == "<too many names>")
+        self.assertGreater(over_cap, 0)
+        self.assertGreaterEqual(losses["tags_over_cap"], over_cap + rounds * len(new_cases))
+
     def test_LevelOff_NoOps(self):
         report = self.run_torch(torch_program("train_program.py"), 2, level="off")
         session = self.ended_session(report["pid"])
