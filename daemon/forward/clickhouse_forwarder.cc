@@ -251,36 +251,33 @@ nanoseconds ClickHouseForwarder::Step() {
   return nanoseconds::zero();
 }
 
-Result<uint64_t> ClickHouseForwarder::OwnInsertsRunning() {
-  const std::string prefix = SqlString(insert_query_prefix_);
-  const std::string sql =
-      "SELECT count() FROM system.processes WHERE substring(query_id, 1, "
-      "length(" +
-      prefix + ")) = " + prefix + " FORMAT RowBinary";
+Result<uint64_t> ClickHouseForwarder::QueryOneNumber(const std::string& sql,
+                                                     std::string_view check) {
   Result<std::string> answer = client_->Query(sql);
   if (!answer.ok()) return answer.status();
   RowBinaryReader reader(answer.value());
-  const uint64_t running = reader.Int<uint64_t>();
+  const uint64_t number = reader.Int<uint64_t>();
   if (!reader.status().ok() || !reader.AtEnd()) {
     return Status::Unavailable("ClickHouse at " + client_->redacted_url() +
-                               ": unexpected answer to the running INSERTs check");
+                               ": unexpected answer to the " + std::string(check));
   }
-  return running;
+  return number;
+}
+
+Result<uint64_t> ClickHouseForwarder::OwnInsertsRunning() {
+  const std::string prefix = SqlString(insert_query_prefix_);
+  return QueryOneNumber(
+      "SELECT count() FROM system.processes WHERE substring(query_id, 1, "
+      "length(" +
+          prefix + ")) = " + prefix + " FORMAT RowBinary",
+      "running INSERTs check");
 }
 
 Result<uint64_t> ClickHouseForwarder::HighestPageThere() {
-  const std::string sql = "SELECT max(page_id) FROM " + options_.tables.InsertTable() +
-                          " WHERE node = " + SqlString(options_.node) +
-                          " AND store_id = " + SqlUInt(progress_.store_id) + " FORMAT RowBinary";
-  Result<std::string> answer = client_->Query(sql);
-  if (!answer.ok()) return answer.status();
-  RowBinaryReader reader(answer.value());
-  const uint64_t highest = reader.Int<uint64_t>();
-  if (!reader.status().ok() || !reader.AtEnd()) {
-    return Status::Unavailable("ClickHouse at " + client_->redacted_url() +
-                               ": unexpected answer to the highest page check");
-  }
-  return highest;
+  return QueryOneNumber("SELECT max(page_id) FROM " + options_.tables.InsertTable() +
+                            " WHERE node = " + SqlString(options_.node) +
+                            " AND store_id = " + SqlUInt(progress_.store_id) + " FORMAT RowBinary",
+                        "highest page check");
 }
 
 Status ClickHouseForwarder::SettleFinished() {

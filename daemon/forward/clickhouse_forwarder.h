@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -114,6 +115,9 @@ class ClickHouseForwarder {
   // connection of its own.
   void Send();
   Status EnsureSchema();
+  // The one UInt64 that `sql` (… FORMAT RowBinary) answers; `check` names
+  // the query in the error for any other answer.
+  Result<uint64_t> QueryOneNumber(const std::string& sql, std::string_view check);
   // How many INSERTs of this node and store ClickHouse is running now (their
   // query ids start with insert_query_prefix_), whoever sent them.
   Result<uint64_t> OwnInsertsRunning();
