@@ -27,6 +27,11 @@ std::string DescribeDrops(const v1::Drops& drops) {
     }
     text = fmt::format("{} events ({})", drops.total(), listed);
   }
+  return text + DescribeNameLosses(drops);
+}
+
+std::string DescribeNameLosses(const v1::Drops& drops) {
+  std::string text;
   if (drops.strings() > 0) text += fmt::format("; {} strings not interned", drops.strings());
   if (drops.names_capped() > 0) text += fmt::format("; {} names capped", drops.names_capped());
   return text;

@@ -12,6 +12,11 @@ namespace optrace::cli {
 
 std::string DescribeDrops(const v1::Drops& drops);
 
+// The names lost, which are not events: "" when none, else
+// "; 3 strings not interned; 90 names capped" (each part only when not 0),
+// for the end of a line that counts the events.
+std::string DescribeNameLosses(const v1::Drops& drops);
+
 }  // namespace optrace::cli
 
 #endif  // OPTRACE_CLI_DROPS_TEXT_H_

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli_error.h"
+#include "drops_text.h"
 #include "exit_codes.h"
 #include "human_format.h"
 #include "nvtx_library.h"
@@ -152,9 +153,9 @@ grpc::Status AwaitSession(Connection& connection, pid_t pid, int64_t started_uni
 
 void Report(Connection& connection, const v1::Session& session, pid_t pid) {
   const std::string label = session.label().empty() ? "" : fmt::format(" ({})", session.label());
-  fmt::print(stderr, "optrace: session {}{} of pid {}: {}, {} spans, {} drops\n", session.id(),
+  fmt::print(stderr, "optrace: session {}{} of pid {}: {}, {} spans, {} drops{}\n", session.id(),
              label, pid, SessionStateWord(session.state()), session.spans(),
-             session.drops().total());
+             session.drops().total(), DescribeNameLosses(session.drops()));
   v1::GetStatsRequest request;
   request.set_session_id(session.id());
   request.set_by(v1::GROUP_BY_NAME);

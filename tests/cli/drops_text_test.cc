@@ -27,5 +27,14 @@ TEST(DescribeDropsTest, NamesCapped_ShownAfterStringsAlsoWithoutLostEvents) {
   EXPECT_EQ(DescribeDrops(drops), "2 events (invalid 2); 90 names capped");
 }
 
+TEST(DescribeDropsTest, NameLosses_OnlyTheNonZeroParts) {
+  v1::Drops drops;
+  EXPECT_EQ(DescribeNameLosses(drops), "");
+  drops.set_strings(3);
+  EXPECT_EQ(DescribeNameLosses(drops), "; 3 strings not interned");
+  drops.set_names_capped(90);
+  EXPECT_EQ(DescribeNameLosses(drops), "; 3 strings not interned; 90 names capped");
+}
+
 }  // namespace
 }  // namespace optrace::cli

@@ -32,6 +32,15 @@ TEST_F(RunTest, Producer_SessionAndTopOpsOnStderrItsOutputOnStdout) {
   EXPECT_EQ(sessions["sessions"][0]["label"], "run-test");
 }
 
+TEST_F(RunTest, NamesCapped_CountedAfterTheDrops) {
+  const CliRun run = Cli({"run", "--", TestProducerPath(), "--ops", "10", "--names-capped", "7"},
+                         {{"OPTRACE_RING_CAPACITY", "65536"}});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(
+      std::regex_search(run.err, std::regex(R"(: exited, 21 spans, 0 drops; 7 names capped\n)")))
+      << run.err;
+}
+
 TEST_F(RunTest, LevelAndLabel_InTheCommandsEnvironment) {
   const CliRun run = Cli({"run", "--level", "debug", "--label", "lbl", "--", "sh", "-c",
                           "echo $OPTRACE_LEVEL $OPTRACE_SESSION $OPTRACE_NAMESPACE"});
