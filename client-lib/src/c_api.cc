@@ -1,9 +1,8 @@
 // The C API (optrace/optrace.h), on top of the same fast path as C++.
-#include "optrace/optrace.h"
-
 #include <cerrno>
 #include <string>
 
+#include "optrace/optrace.h"
 #include "optrace/optrace.hpp"
 #include "runtime.h"
 

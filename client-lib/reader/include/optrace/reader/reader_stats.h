@@ -9,16 +9,16 @@
 namespace optrace::reader {
 
 struct ReaderStats {
-  uint64_t events_read = 0;               // events copied out and validated
-  uint64_t ring_corrupt = 0;              // head behind our tail or beyond capacity: resynced
-  uint64_t events_lost_resync = 0;        // events skipped by those resyncs
-  uint64_t slots_torn = 0;                // stamp did not match the position: skipped
-  uint64_t events_invalid = 0;            // unknown kind/level/target or zero op id
-  uint64_t unknown_string_ids = 0;        // id >= string_count: shown as a placeholder
-  uint64_t bad_string_entries = 0;        // entry outside the blob or too long
-  uint64_t counters_went_backwards = 0;   // a monotonic producer counter decreased
-  uint64_t bad_ring_states = 0;           // ring state not one of the three values
-  uint64_t shm_faults = 0;                // SIGBUS/SIGSEGV while reading the segment
+  uint64_t events_read = 0;              // events copied out and validated
+  uint64_t ring_corrupt = 0;             // head behind our tail or beyond capacity: resynced
+  uint64_t events_lost_resync = 0;       // events skipped by those resyncs
+  uint64_t slots_torn = 0;               // stamp did not match the position: skipped
+  uint64_t events_invalid = 0;           // unknown kind/level/target or zero op id
+  uint64_t unknown_string_ids = 0;       // id >= string_count: shown as a placeholder
+  uint64_t bad_string_entries = 0;       // entry outside the blob or too long
+  uint64_t counters_went_backwards = 0;  // a monotonic producer counter decreased
+  uint64_t bad_ring_states = 0;          // ring state not one of the three values
+  uint64_t shm_faults = 0;               // SIGBUS/SIGSEGV while reading the segment
   // Producer-side losses, accumulated from the producer's own counters.
   uint64_t events_dropped_ring_full = 0;
   uint64_t events_dropped_no_ring = 0;
