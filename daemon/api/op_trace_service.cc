@@ -279,18 +279,26 @@ grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {
   return grpc::Status::OK;
 }
 
-grpc::ServerWriteReactor<v1::QueryOpsResponse>* OpTraceService::QueryOps(
-    grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) {
+template <typename Response, typename Request>
+grpc::ServerWriteReactor<Response>* OpTraceService::StartThreadedStream(
+    grpc::CallbackServerContext* ctx, const char* name, const Request& request,
+    grpc::Status (OpTraceService::*body)(const Caller&, const Request&,
+                                         BlockingStream<Response>*)) {
   const Caller caller = ctx_.callers->Identify(*ctx);
   StreamQuota::Lease lease;
-  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "QueryOps", &lease); !st.ok()) {
-    return RefuseStream<v1::QueryOpsResponse>(st);
+  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, name, &lease); !st.ok()) {
+    return RefuseStream<Response>(st);
   }
-  return BlockingStream<v1::QueryOpsResponse>::Start(
-      [this, caller, request = *request](BlockingStream<v1::QueryOpsResponse>* writer) {
-        return QueryOpsBody(caller, request, writer);
+  return BlockingStream<Response>::Start(
+      [this, caller, request, body](BlockingStream<Response>* writer) {
+        return (this->*body)(caller, request, writer);
       },
       std::move(lease));
+}
+
+grpc::ServerWriteReactor<v1::QueryOpsResponse>* OpTraceService::QueryOps(
+    grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) {
+  return StartThreadedStream(ctx, "QueryOps", *request, &OpTraceService::QueryOpsBody);
 }
 
 grpc::Status OpTraceService::QueryOpsBody(const Caller& caller,
@@ -355,16 +363,7 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
 
 grpc::ServerWriteReactor<v1::ExportChunk>* OpTraceService::Export(
     grpc::CallbackServerContext* ctx, const v1::ExportRequest* request) {
-  const Caller caller = ctx_.callers->Identify(*ctx);
-  StreamQuota::Lease lease;
-  if (grpc::Status st = ctx_.streams->OpenThreaded(caller.uid, "Export", &lease); !st.ok()) {
-    return RefuseStream<v1::ExportChunk>(st);
-  }
-  return BlockingStream<v1::ExportChunk>::Start(
-      [this, caller, request = *request](BlockingStream<v1::ExportChunk>* writer) {
-        return ExportBody(caller, request, writer);
-      },
-      std::move(lease));
+  return StartThreadedStream(ctx, "Export", *request, &OpTraceService::ExportBody);
 }
 
 grpc::Status OpTraceService::ExportBody(const Caller& caller,

@@ -85,6 +85,13 @@ class OpTraceService final
   // PERMISSION_DENIED for callers who are not admins, then
   // FAILED_PRECONDITION without ClickHouse.
   grpc::Status CheckFleetAllowed(const Caller& caller) const;
+  // Opens stream `name` for the caller (refused past their quota) and runs
+  // `body` (QueryOpsBody, ExportBody) for it on a thread of its own.
+  template <typename Response, typename Request>
+  grpc::ServerWriteReactor<Response>* StartThreadedStream(
+      grpc::CallbackServerContext* ctx, const char* name, const Request& request,
+      grpc::Status (OpTraceService::*body)(const Caller&, const Request&,
+                                           BlockingStream<Response>*));
   // The bodies of QueryOps and Export, on the stream's own thread.
   grpc::Status QueryOpsBody(const Caller& caller, const v1::QueryOpsRequest& request,
                             BlockingStream<v1::QueryOpsResponse>* writer);
