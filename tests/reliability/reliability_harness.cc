@@ -90,13 +90,27 @@ pid_t DaemonPid(const DaemonProcess& daemon) {
   return pid;
 }
 
-uint64_t ResidentKib(pid_t pid) {
+namespace {
+
+// One "Name:   N kB" field of /proc/PID/status; 0 when absent or gone.
+uint64_t StatusFieldKib(pid_t pid, const std::string& field) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  const std::string prefix = field + ":";
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6));
+    if (line.rfind(prefix, 0) == 0) return std::stoull(line.substr(prefix.size()));
   }
   return 0;
+}
+
+}  // namespace
+
+uint64_t ResidentKib(pid_t pid) { return StatusFieldKib(pid, "VmRSS"); }
+
+uint64_t PrivateResidentKib(pid_t pid) {
+  const uint64_t resident = StatusFieldKib(pid, "VmRSS");
+  const uint64_t shared = StatusFieldKib(pid, "RssShmem");
+  return resident > shared ? resident - shared : 0;
 }
 
 std::shared_ptr<grpc::Channel> NewConnection(const std::string& socket_path) {

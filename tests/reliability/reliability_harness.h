@@ -92,6 +92,12 @@ pid_t DaemonPid(const DaemonProcess& daemon);
 // VmRSS of process `pid` in KiB (/proc/PID/status); 0 when it is gone.
 uint64_t ResidentKib(pid_t pid);
 
+// VmRSS less RssShmem: the process's own memory (heap, stacks, the pages
+// of its files), without the shared-memory pages it maps. For optraced
+// the latter are the producers' rings, which the producers own and which
+// count in every process that maps them.
+uint64_t PrivateResidentKib(pid_t pid);
+
 // A channel to the daemon at unix socket `socket_path` on a connection of
 // its own: gRPC shares one connection between channels with equal
 // arguments, so each gets a unique "grpc.optrace_test_id".
