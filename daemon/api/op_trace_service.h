@@ -45,15 +45,17 @@ struct ServiceContext {
 // callback API, so that no stream holds one of gRPC's handler threads:
 // Tail as a reactor per stream, QueryOps and Export on a thread of their
 // own once admitted (BlockingStream, at most max_threaded_streams). The
-// unary calls run on gRPC's thread pool.
+// unary calls run on gRPC's thread pool. Tail is served raw: it parses its
+// TailRequest itself and sends TailResponse bytes written by
+// TailMessageEncoder, without protobuf objects per item.
 class OpTraceService final
     : public v1::OpTrace::WithCallbackMethod_Export<v1::OpTrace::WithCallbackMethod_QueryOps<
-          v1::OpTrace::WithCallbackMethod_Tail<v1::OpTrace::Service>>> {
+          v1::OpTrace::WithRawCallbackMethod_Tail<v1::OpTrace::Service>>> {
  public:
   explicit OpTraceService(ServiceContext context);
 
-  grpc::ServerWriteReactor<v1::TailResponse>* Tail(grpc::CallbackServerContext* ctx,
-                                                   const v1::TailRequest* request) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Tail(grpc::CallbackServerContext* ctx,
+                                                   const grpc::ByteBuffer* request) override;
   grpc::Status GetLevel(grpc::ServerContext* ctx, const v1::GetLevelRequest* request,
                         v1::GetLevelResponse* response) override;
   grpc::Status SetLevel(grpc::ServerContext* ctx, const v1::SetLevelRequest* request,

@@ -1,10 +1,39 @@
 #include "api/tail_reactor.h"
 
+#include <grpc/slice.h>
+
+#include <string>
+#include <utility>
+
 namespace optrace::daemon {
+namespace {
+
+// A slice that owns `bytes`: gRPC frees them when it is done sending, and
+// no copy is made.
+grpc::Slice OwningSlice(std::string bytes) {
+  auto* owned = new std::string(std::move(bytes));
+  return grpc::Slice(grpc_slice_new_with_user_data(
+                         owned->data(), owned->size(),
+                         [](void* p) { delete static_cast<std::string*>(p); }, owned),
+                     grpc::Slice::STEAL_REF);
+}
+
+// The message as the buffer gRPC sends: its head, then its body.
+grpc::ByteBuffer ToByteBuffer(EncodedTailMessage message) {
+  grpc::Slice slices[] = {OwningSlice(std::move(message.head)),
+                          OwningSlice(std::move(message.body))};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+}  // namespace
 
 TailReactor::TailReactor(TailHub* hub, std::shared_ptr<TailSubscription> subscription, bool batch,
                          StreamQuota::Lease lease)
-    : hub_(hub), subscription_(std::move(subscription)), batch_(batch), lease_(std::move(lease)) {
+    : hub_(hub),
+      subscription_(std::move(subscription)),
+      batch_(batch),
+      lease_(std::move(lease)),
+      encoder_(subscription_->source()) {
   Pump();
 }
 
@@ -12,14 +41,16 @@ void TailReactor::Pump() {
   if (cancelled_.load(std::memory_order_acquire)) return Finish(grpc::Status::OK);
   if (!built_) {
     const uint64_t skipped_before = subscription_->skipped();
-    const bool any = subscription_->Next(batch_, &message_);
+    const bool any = subscription_->Next(batch_, encoder_);
     hub_->CountSkipped(subscription_->skipped() - skipped_before);
     if (!any) {
       if (!hub_->Park(this, subscription_->cursor(), false, cancelled_)) Finish(grpc::Status::OK);
       return;
     }
     built_ = true;
-    message_bytes_ = message_.ByteSizeLong();
+    EncodedTailMessage message = encoder_.TakeMessage();
+    message_bytes_ = message.size();
+    message_ = ToByteBuffer(std::move(message));
   }
   if (!lease_.ReserveBytes(message_bytes_)) {
     // The uid's clients hold as much as they may: wait for them to read.
@@ -32,6 +63,7 @@ void TailReactor::Pump() {
 
 void TailReactor::OnWriteDone(bool ok) {
   lease_.ReleaseBytes(message_bytes_);
+  message_.Clear();                          // gRPC is done with it: its bytes can go now
   if (!ok) return Finish(grpc::Status::OK);  // the client is gone
   Pump();
 }

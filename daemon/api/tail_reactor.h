@@ -1,11 +1,12 @@
 // One Tail stream served without a thread of its own: it writes what its
-// subscription builds, one message in flight at a time, and parks in the
+// subscription encodes, one message in flight at a time, and parks in the
 // hub while there is nothing to send or its uid's bytes in flight are at
 // their cap. A client that does not read costs its cursor and the one
 // message in flight, nothing more.
 #ifndef OPTRACE_DAEMON_API_TAIL_REACTOR_H_
 #define OPTRACE_DAEMON_API_TAIL_REACTOR_H_
 
+#include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/server_callback.h>
 
 #include <atomic>
@@ -14,8 +15,8 @@
 
 #include "api/stream_quota.h"
 #include "api/tail_hub.h"
+#include "api/tail_message_encoder.h"
 #include "api/tail_subscription.h"
-#include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
 
@@ -25,7 +26,10 @@ namespace optrace::daemon {
 // only the owner builds, writes or finishes. OnCancel takes ownership only
 // when it finds the stream parked. Deletes itself in OnDone, after which
 // the subscription (and the level it raised) is gone.
-class TailReactor final : public grpc::ServerWriteReactor<v1::TailResponse>, public TailWaiter {
+//
+// The stream is served raw: its messages are TailResponse bytes that the
+// encoder writes, handed to gRPC without a copy.
+class TailReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public TailWaiter {
  public:
   // `hub` must outlive the stream. Starts streaming at once.
   TailReactor(TailHub* hub, std::shared_ptr<TailSubscription> subscription, bool batch,
@@ -46,7 +50,8 @@ class TailReactor final : public grpc::ServerWriteReactor<v1::TailResponse>, pub
   const std::shared_ptr<TailSubscription> subscription_;
   const bool batch_;
   StreamQuota::Lease lease_;
-  v1::TailResponse message_;    // built by the owner; gRPC reads it while in flight
+  TailMessageEncoder encoder_;
+  grpc::ByteBuffer message_;    // built by the owner; gRPC reads it while in flight
   uint64_t message_bytes_ = 0;  // its size, reserved in lease_ while in flight
   bool built_ = false;          // message_ holds a message not yet written
   std::atomic<bool> cancelled_{false};

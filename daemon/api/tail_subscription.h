@@ -10,25 +10,16 @@
 #include <string>
 #include <unordered_map>
 
-#include "live/broadcast_buffer.h"
-#include "live/published_strings.h"
+#include "api/tail_message_encoder.h"
+#include "live/live_source.h"
 #include "model/session_record.h"
 #include "optrace/abi.h"
-#include "optrace/v1/optrace.pb.h"
 
 namespace re2 {
 class RE2;
 }
 
 namespace optrace::daemon {
-
-// What a tail reads: the records and the tables that resolve their ids.
-// All owned by the TailHub, which outlives every subscription.
-struct LiveSource {
-  const BroadcastBuffer* records = nullptr;
-  const PublishedStrings* strings = nullptr;  // daemon string ids
-  const PublishedStrings* labels = nullptr;   // LiveRecord::label
-};
 
 // Thread rules: Next and the counters from one serving thread at a time
 // (the stream that owns it); filter() and CoversProducer from any thread
@@ -56,13 +47,13 @@ class TailSubscription {
   TailSubscription(const TailSubscription&) = delete;
   TailSubscription& operator=(const TailSubscription&) = delete;
 
-  // Fills `out` with what follows the cursor: one item, or, when `batch`,
-  // a TailBatch of up to kMaxBatchItems items. Records lost to the writer
-  // (it overtook this reader) come first as a Lag item counting them all,
-  // whichever session or kind they were: the filter cannot be asked about
-  // a record that is gone. Returns false (and leaves `out` cleared) when
-  // nothing new passes the filter.
-  bool Next(bool batch, v1::TailResponse* out);
+  // Encodes into `out` (from its Begin) what follows the cursor: one item,
+  // or, when `batch`, a TailBatch of up to kMaxBatchItems items. Records
+  // lost to the writer (it overtook this reader) come first as a Lag item
+  // counting them all, whichever session or kind they were: the filter
+  // cannot be asked about a record that is gone. Returns false (`out`
+  // empty) when nothing new passes the filter.
+  bool Next(bool batch, TailMessageEncoder& out);
 
   // The position Next reads from next.
   uint64_t cursor() const { return cursor_; }
@@ -73,6 +64,8 @@ class TailSubscription {
   // Whether this tail covers the producer of `session` (scope and uid).
   bool CoversProducer(const SessionRecord& session) const;
   const Filter& filter() const { return filter_; }
+  // What it reads (and what resolves the ids of what it reads).
+  const LiveSource& source() const { return source_; }
 
   static constexpr int kMaxBatchItems = 1024;
 
@@ -80,7 +73,6 @@ class TailSubscription {
   bool Wants(const LiveRecord& r);
   bool CoversRecord(const LiveRecord& r) const;
   bool NameMatches(StringId name, StringId tag);
-  void Build(const LiveRecord& r, v1::TailResponse* item) const;
 
   const Filter filter_;
   const LiveSource source_;

@@ -221,5 +221,35 @@ TEST(HostileClientsTest, StalledTailChurnAndMalformedFlood_MemoryBoundedOtherCli
                std::to_string(watch.slowest().count()) + " ms; seed " + std::to_string(seed));
 }
 
+// Tail parses its request itself (it is served raw): bytes that are not a
+// TailRequest are refused with a message that says so, and the daemon
+// serves the next tail as before.
+TEST(HostileClientsTest, TailRequestThatDoesNotParse_InvalidArgumentThenTailsServed) {
+  TempFolder folder;
+  DaemonProcess daemon(folder.path());
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  const auto channel = NewConnection(daemon.socket_path());
+  const std::string tail = std::string("/") + v1::OpTrace::service_full_name() + "/Tail";
+  // A truncated varint, a field of wire type 7, a length past the end.
+  for (const std::string bytes : {"\xff\xff\xff", "\x0f",
+                                  "\x22\x50"
+                                  "ab"}) {
+    const auto codes = SendAll(channel, 1, 1, 5s, [&] { return RawRequest{tail, bytes}; });
+    EXPECT_EQ(codes.size(), 1u) << CodesText(codes);
+    EXPECT_EQ(codes.count(grpc::INVALID_ARGUMENT), 1u) << CodesText(codes);
+  }
+  v1::TailRequest request;
+  request.set_level(v1::LEVEL_TRACE);
+  request.set_events(true);
+  const auto codes = SendAll(channel, 1, 1, 1s, [&] {
+    RawRequest valid{tail, ""};
+    request.SerializeToString(&valid.bytes);
+    return valid;
+  });
+  EXPECT_EQ(codes.count(grpc::DEADLINE_EXCEEDED), 1u)
+      << "a valid tail streams until its deadline: " << CodesText(codes);
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
+}
+
 }  // namespace
 }  // namespace optrace::testing
