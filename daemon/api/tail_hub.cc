@@ -5,6 +5,7 @@
 
 #include "api/proto_convert.h"
 #include "api/span_filter.h"
+#include "common/this_thread.h"
 
 namespace optrace::daemon {
 namespace {
@@ -146,6 +147,7 @@ bool TailHub::Unpark(TailWaiter* waiter) {
 }
 
 void TailHub::NotifierLoop() {
+  NameThisThread("optrace-tails");
   std::vector<TailWaiter*> ready;
   while (true) {
     const uint64_t seen = records_.published();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/clock_now.h"
+#include "common/this_thread.h"
 #include "log/log.h"
 #include "optrace/reader/clock_converter.h"
 
@@ -91,6 +92,7 @@ void DrainLoop::Wake() {
 }
 
 void DrainLoop::Run() {
+  NameThisThread("optrace-drain");
   // Producers that existed before us (or across our restart) first.
   for (const std::string& name : watcher_->Scan()) TryAttach(name);
   admission_.CloseOrphans(&pipeline_);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/clock_now.h"
+#include "common/this_thread.h"
 #include "storage/batch_writer.h"
 #include "storage/retention.h"
 #include "storage/schema.h"
@@ -172,6 +173,8 @@ StoreStatus SqliteSpanStore::GetStatus() const {
 }
 
 void SqliteSpanStore::WriterLoop() {
+  NameThisThread("optrace-writer");
+  if (options_.writer_nice_steps > 0) LowerThisThreadPriority(options_.writer_nice_steps);
   Clock::duration retry_delay = kMinRetryDelay;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {

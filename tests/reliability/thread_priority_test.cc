@@ -1,0 +1,53 @@
+// The drain goes first: optraced's long-lived threads carry names, and
+// its SQLite writer runs at a lower priority than the drain, whose rings
+// hold only milliseconds of events.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "reliability_harness.h"
+#include "temp_folder.h"
+
+namespace optrace::testing {
+namespace {
+
+// Thread name -> nice value, for every thread of `pid` (/proc/PID/task).
+std::map<std::string, int> ThreadNiceByName(pid_t pid) {
+  std::map<std::string, int> nice;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    std::string stat;
+    std::getline(std::ifstream(task.path() / "stat"), stat);
+    // Fields after the command's closing parenthesis; nice is field 19.
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i) {
+      if (i == 19) nice[name] = std::stoi(field);
+    }
+  }
+  return nice;
+}
+
+TEST(ThreadPriorityTest, WriterBelowDrain_ThreadsNamed) {
+  TempFolder folder;
+  DaemonProcess daemon(folder.path());
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  const pid_t pid = DaemonPid(daemon);
+  ASSERT_GT(pid, 0);
+  const auto nice = ThreadNiceByName(pid);
+  ASSERT_TRUE(nice.count("optrace-drain")) << "threads: " << nice.size();
+  ASSERT_TRUE(nice.count("optrace-writer"));
+  ASSERT_TRUE(nice.count("optrace-tails"));
+  EXPECT_EQ(nice.at("optrace-writer"), std::min(19, nice.at("optrace-drain") + 10));
+  EXPECT_EQ(nice.at("optrace-tails"), nice.at("optrace-drain"));
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
+}
+
+}  // namespace
+}  // namespace optrace::testing
