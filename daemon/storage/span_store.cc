@@ -174,7 +174,6 @@ StoreStatus SqliteSpanStore::GetStatus() const {
 
 void SqliteSpanStore::WriterLoop() {
   NameThisThread("optrace-writer");
-  if (options_.writer_nice_steps > 0) LowerThisThreadPriority(options_.writer_nice_steps);
   Clock::duration retry_delay = kMinRetryDelay;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {

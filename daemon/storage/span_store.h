@@ -20,11 +20,6 @@ struct StoreOptions {
   size_t max_queued_batches = 64;    // Submit refuses beyond this
   uint64_t retention_max_bytes = 0;  // 0 = unbounded
   int64_t retention_max_age_ns = 0;  // 0 = unbounded; by session end time
-  // Nice levels the writer thread runs below the daemon's others. A ring
-  // holds milliseconds of events and the writer's queue more than a
-  // second: when the drain and the writer want the same core, the drain
-  // goes first and the queue absorbs the wait.
-  int writer_nice_steps = 10;
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

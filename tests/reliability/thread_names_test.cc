@@ -1,6 +1,8 @@
-// The drain goes first: optraced's long-lived threads carry names, and
-// its SQLite writer runs at a lower priority than the drain, whose rings
-// hold only milliseconds of events.
+// optraced's long-lived threads carry names, so that `top -H` and
+// `ps -L` tell the drain from the writer; they all run at the process's
+// priority (a writer 10 nice levels below the drain was tried: beside two
+// busy producer threads the drain then lost more events to full rings,
+// not fewer).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -34,7 +36,7 @@ std::map<std::string, int> ThreadNiceByName(pid_t pid) {
   return nice;
 }
 
-TEST(ThreadPriorityTest, WriterBelowDrain_ThreadsNamed) {
+TEST(ThreadNamesTest, DrainWriterAndTailNotifierNamed_AtOnePriority) {
   TempFolder folder;
   DaemonProcess daemon(folder.path());
   ASSERT_TRUE(daemon.Start()) << daemon.log();
@@ -44,7 +46,7 @@ TEST(ThreadPriorityTest, WriterBelowDrain_ThreadsNamed) {
   ASSERT_TRUE(nice.count("optrace-drain")) << "threads: " << nice.size();
   ASSERT_TRUE(nice.count("optrace-writer"));
   ASSERT_TRUE(nice.count("optrace-tails"));
-  EXPECT_EQ(nice.at("optrace-writer"), std::min(19, nice.at("optrace-drain") + 10));
+  EXPECT_EQ(nice.at("optrace-writer"), nice.at("optrace-drain"));
   EXPECT_EQ(nice.at("optrace-tails"), nice.at("optrace-drain"));
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
 }
