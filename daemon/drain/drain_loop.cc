@@ -116,19 +116,24 @@ void DrainLoop::Run() {
       }
     }
     const uint64_t now = ClockNowNs(CLOCK_MONOTONIC);
-    bool drained_any = false;
-    DrainAll(now, &drained_any);
+    const uint64_t most_read = DrainAll(now);
     FinishExited(now);
     calls_.RunAll();
     if (now - last_housekeeping_ns_ >= kHousekeepingNs || levels_dirty_.load()) Housekeeping(now);
     pipeline_.Cut(now, sessions_);
     ApplyCommits();
-    // Work proportional to events: back off while nothing flows, less far
-    // while somebody tails.
+    // Work proportional to events: no sleep while a producer outpaces one
+    // pass a millisecond, back off while nothing flows, less far while
+    // somebody tails.
     const bool tailed = listener_ != nullptr && listener_->Active();
-    interval_ms = drained_any ? options_.min_interval_ms
-                              : std::min(interval_ms * 2, tailed ? options_.live_max_interval_ms
-                                                                 : options_.max_interval_ms);
+    if (most_read >= options_.busy_pass_events) {
+      interval_ms = 0;
+    } else if (most_read > 0) {
+      interval_ms = options_.min_interval_ms;
+    } else {
+      interval_ms = std::max(1, std::min(interval_ms * 2, tailed ? options_.live_max_interval_ms
+                                                                 : options_.max_interval_ms));
+    }
   }
   Shutdown();
 }
@@ -160,8 +165,9 @@ void DrainLoop::Adopt(SegmentAdmission::Admitted admitted) {
   sessions_[id] = std::move(session);
 }
 
-void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
+uint64_t DrainLoop::DrainAll(uint64_t now_ns) {
   counters_.drain_passes.fetch_add(1, std::memory_order_relaxed);
+  uint64_t most_read = 0;
   for (auto& [id, s] : sessions_) {
     if (s->finished()) continue;
     const uint64_t before = s->record().events;
@@ -169,7 +175,7 @@ void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
     s->Drain(options_.budget_per_segment, reader::DrainMode::kLive, now_ns);
     const uint64_t read = s->record().events - before;
     if (read > 0) {
-      *drained_any = true;
+      most_read = std::max(most_read, read);
       counters_.events_ingested.fetch_add(read, std::memory_order_relaxed);
     }
     const uint64_t new_violations = s->reader_stats().Violations() - violations;
@@ -183,6 +189,7 @@ void DrainLoop::DrainAll(uint64_t now_ns, bool* drained_any) {
           s->reader_stats().unknown_string_ids, s->reader_stats().shm_faults);
     }
   }
+  return most_read;
 }
 
 void DrainLoop::FinishExited(uint64_t now_ns) {
@@ -315,8 +322,7 @@ std::optional<DrainStatus> DrainLoop::LiveStatus() {
 
 void DrainLoop::Shutdown() {
   const uint64_t now = ClockNowNs(CLOCK_MONOTONIC);
-  bool drained_any = false;
-  DrainAll(now, &drained_any);
+  DrainAll(now);
   FinishExited(now);
   // Store everything read, waiting for the writer if it is behind.
   for (int attempt = 0; attempt < 50; ++attempt) {
