@@ -50,6 +50,9 @@ class TailMessageEncoder {
   void EncodeEvent(const LiveRecord& r);
   void EncodeSpan(const LiveRecord& r);
 
+  static constexpr size_t kBatchBodyReserve = 128 << 10;
+  static constexpr size_t kItemBodyReserve = 256;
+
   const PublishedStrings& strings_;
   const PublishedStrings& labels_;
   bool batch_ = false;
