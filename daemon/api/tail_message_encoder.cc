@@ -1,5 +1,8 @@
 #include "api/tail_message_encoder.h"
 
+#include <cstring>
+#include <string_view>
+
 #include "api/proto_convert.h"
 #include "api/proto_wire.h"
 
@@ -43,13 +46,45 @@ v1::LiveEvent::Kind KindToProto(uint8_t kind) {
   }
 }
 
-// Proto3 leaves out a scalar or string field that holds its default.
+// Proto3 leaves out a scalar field that holds its default.
 void PutVarint(std::string& out, uint32_t field, uint64_t value) {
   if (value != 0) AppendVarintField(out, field, value);
 }
-void PutText(std::string& out, uint32_t field, const std::string& text) {
-  if (!text.empty()) AppendBytesField(out, field, text);
-}
+
+// Writes fields at a cursor, into room the caller sized for them: no
+// capacity check per field.
+class FieldWriter {
+ public:
+  explicit FieldWriter(char* at) : at_(at) {}
+
+  void Varint(uint32_t field, uint64_t value) {
+    at_ = proto_wire::PutVarint(Key(field, proto_wire::kVarint), value);
+  }
+  // Proto3 leaves out a scalar or string field that holds its default.
+  void NonZero(uint32_t field, uint64_t value) {
+    if (value != 0) Varint(field, value);
+  }
+  void Text(uint32_t field, std::string_view text) {
+    if (!text.empty()) Bytes(field, text);
+  }
+  void Bytes(uint32_t field, std::string_view bytes) {
+    at_ = proto_wire::PutVarint(Key(field, proto_wire::kLengthDelimited), bytes.size());
+    std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+  char* at() const { return at_; }
+
+ private:
+  char* Key(uint32_t field, proto_wire::WireType type) {
+    return proto_wire::PutVarint(at_, (uint64_t{field} << 3) | type);
+  }
+  char* at_;
+};
+
+// The most a LiveEvent takes besides the bytes of its four texts: eleven
+// varint fields of at most 12 bytes (a 2-byte key, a 10-byte value), four
+// text keys and lengths of at most 6, a Device of at most 35.
+constexpr size_t kEventBytesBesideTexts = 11 * 12 + 4 * 6 + 35;
 
 }  // namespace
 
@@ -79,39 +114,43 @@ void TailMessageEncoder::AppendItem(uint32_t field) {
 
 void TailMessageEncoder::EncodeEvent(const LiveRecord& r) {
   namespace f = event_field;
-  std::string& out = inner_;
-  out.clear();
-  PutVarint(out, f::kSessionId, r.session);
-  PutVarint(out, f::kPid, r.pid);
-  PutText(out, f::kLabel, labels_.Text(r.label));
-  PutVarint(out, f::kKind, KindToProto(r.kind));
   const bool instant = r.type == LiveRecordType::kInstant;
-  if (!instant) PutVarint(out, f::kOpId, r.op_id);
-  PutVarint(out, f::kParentOpId, r.parent_op_id);
-  PutText(out, f::kName, strings_.Text(r.name));
-  PutText(out, f::kTag, strings_.Text(r.tag));
+  const std::string& label = labels_.Text(r.label);
+  const std::string& name = strings_.Text(r.name);
+  const std::string& tag = strings_.Text(r.tag);
+  const std::string_view srcloc = instant ? std::string_view() : strings_.Text(r.srcloc);
+  inner_.resize(kEventBytesBesideTexts + label.size() + name.size() + tag.size() + srcloc.size());
+  FieldWriter out(inner_.data());
+  out.NonZero(f::kSessionId, r.session);
+  out.NonZero(f::kPid, r.pid);
+  out.Text(f::kLabel, label);
+  out.NonZero(f::kKind, KindToProto(r.kind));
+  if (!instant) out.NonZero(f::kOpId, r.op_id);
+  out.NonZero(f::kParentOpId, r.parent_op_id);
+  out.Text(f::kName, name);
+  out.Text(f::kTag, tag);
   if (!instant) {
-    PutText(out, f::kSourceLocation, strings_.Text(r.srcloc));
+    out.Text(f::kSourceLocation, srcloc);
     // A half always carries its device, even gpu-less and all zero.
-    std::string device;
-    PutVarint(device, device_field::kTarget, TargetToProto(r.target));
-    PutVarint(device, device_field::kOrdinal, r.device);
-    PutVarint(device, device_field::kStream, r.stream);
-    AppendBytesField(out, f::kDevice, device);
+    char device[35];
+    FieldWriter fields(device);
+    fields.NonZero(device_field::kTarget, TargetToProto(r.target));
+    fields.NonZero(device_field::kOrdinal, r.device);
+    fields.NonZero(device_field::kStream, r.stream);
+    out.Bytes(f::kDevice, std::string_view(device, static_cast<size_t>(fields.at() - device)));
   }
-  PutVarint(out, f::kUnixNs, static_cast<uint64_t>(r.ts_ns));
-  PutVarint(out, f::kThread, r.tid);
+  out.NonZero(f::kUnixNs, static_cast<uint64_t>(r.ts_ns));
+  out.NonZero(f::kThread, r.tid);
   if (instant) {
-    if (r.kind != kMark) PutVarint(out, f::kValue, static_cast<uint64_t>(r.value));
-    PutVarint(out, f::kLevel, LevelToProto(static_cast<abi::LevelValue>(r.level)));
-    return;
+    if (r.kind != kMark) out.NonZero(f::kValue, static_cast<uint64_t>(r.value));
+    out.NonZero(f::kLevel, LevelToProto(static_cast<abi::LevelValue>(r.level)));
+  } else {
+    // Optional fields: present exactly when known, 0 ns included.
+    if ((r.known & kLiveDeviceDurationKnown) != 0) out.Varint(f::kDeviceDurationNs, r.device_ns);
+    out.NonZero(f::kLevel, v1::LEVEL_TRACE);
+    if ((r.known & kLiveDurationKnown) != 0) out.Varint(f::kDurationNs, r.duration_ns);
   }
-  // Optional fields: present exactly when known, 0 ns included.
-  if ((r.known & kLiveDeviceDurationKnown) != 0) {
-    AppendVarintField(out, f::kDeviceDurationNs, r.device_ns);
-  }
-  PutVarint(out, f::kLevel, v1::LEVEL_TRACE);
-  if ((r.known & kLiveDurationKnown) != 0) AppendVarintField(out, f::kDurationNs, r.duration_ns);
+  inner_.resize(static_cast<size_t>(out.at() - inner_.data()));
 }
 
 void TailMessageEncoder::EncodeSpan(const LiveRecord& r) {
