@@ -94,28 +94,27 @@ grpc::Status OpTraceService::LoadSession(SessionId id, const Caller& caller, Ses
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* OpTraceService::Tail(grpc::CallbackServerContext* ctx,
                                                                  const grpc::ByteBuffer* raw) {
-  v1::TailRequest parsed;
+  v1::TailRequest request;
   if (grpc::ByteBuffer copy(*raw);
-      !grpc::GenericDeserialize<grpc::ProtoBufferReader, v1::TailRequest>(&copy, &parsed).ok()) {
+      !grpc::GenericDeserialize<grpc::ProtoBufferReader, v1::TailRequest>(&copy, &request).ok()) {
     return RefuseStream<grpc::ByteBuffer>(
         {StatusCode::INVALID_ARGUMENT, "Tail: the request does not parse as a TailRequest"});
   }
-  const v1::TailRequest* request = &parsed;
   const Caller caller = ctx_.callers->Identify(*ctx);
-  if (request->session_id() != 0 && !caller.admin) {
+  if (request.session_id() != 0 && !caller.admin) {
     // Another user's session is refused, not silently tailed to nothing; a
     // session not stored yet is left to the tail's own scope.
     SessionRecord record;
-    grpc::Status st = LoadSession(request->session_id(), caller, &record);
+    grpc::Status st = LoadSession(request.session_id(), caller, &record);
     if (st.error_code() == StatusCode::PERMISSION_DENIED) return RefuseStream<grpc::ByteBuffer>(st);
   }
   StreamQuota::Lease lease;
   if (grpc::Status st = ctx_.streams->Open(caller.uid, "Tail", &lease); !st.ok()) {
     return RefuseStream<grpc::ByteBuffer>(st);
   }
-  auto subscribed = ctx_.tails->Subscribe(*request, caller.restriction());
+  auto subscribed = ctx_.tails->Subscribe(request, caller.restriction());
   if (!subscribed.ok()) return RefuseStream<grpc::ByteBuffer>(ToGrpc(subscribed.status()));
-  return new TailReactor(ctx_.tails, std::move(subscribed).value(), request->batch(),
+  return new TailReactor(ctx_.tails, std::move(subscribed).value(), request.batch(),
                          std::move(lease));
 }
 

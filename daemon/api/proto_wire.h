@@ -87,44 +87,76 @@ inline char* PutVarint(char* at, uint64_t value) {
   return at;
 }
 
-// A message being built in a fixed buffer of N bytes, for the hot path of
-// a writer whose messages have a known largest size: no allocation, one
-// append when done. REQUIRES: the caller never writes more than N bytes
-// (it sizes N from the fields it writes; each Put* here writes at most
-// kMaxFieldBytes plus the bytes given).
-template <size_t N>
-class BoundedMessage {
+// Writes fields at a cursor into room the caller sized for them, with no
+// capacity check per field. REQUIRES: the room holds what is written (a
+// varint or fixed64 field takes at most kMaxFieldBytes, a length-delimited
+// one at most kMaxFieldBytes plus its bytes).
+class FieldCursor {
  public:
   // The most one varint or fixed64 field takes: a 5-byte key and a
   // 10-byte value.
   static constexpr size_t kMaxFieldBytes = 15;
+
+  explicit FieldCursor(char* at) : at_(at) {}
+  // Where the next field goes.
+  char* at() const { return at_; }
+
+  void PutVarintField(uint32_t field, uint64_t value) {
+    at_ = PutVarint(Key(field, kVarint), value);
+  }
+  void PutFixed64Field(uint32_t field, uint64_t value) {
+    at_ = Key(field, kFixed64);
+    for (int i = 0; i < 8; ++i) *at_++ = static_cast<char>(value), value >>= 8;
+  }
+  // The key and length of a length-delimited field whose `size` bytes the
+  // caller puts next.
+  void PutLengthPrefix(uint32_t field, size_t size) {
+    at_ = PutVarint(Key(field, kLengthDelimited), size);
+  }
+  void PutBytesField(uint32_t field, std::string_view bytes) {
+    PutLengthPrefix(field, bytes.size());
+    std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+
+ private:
+  char* Key(uint32_t field, WireType type) { return PutVarint(at_, (uint64_t{field} << 3) | type); }
+  char* at_;
+};
+
+// A message being built in a fixed buffer of N bytes, for the hot path of
+// a writer whose messages have a known largest size: no allocation, one
+// append when done. REQUIRES: the caller never writes more than N bytes
+// (it sizes N from the fields it writes; see FieldCursor).
+template <size_t N>
+class BoundedMessage {
+ public:
+  static constexpr size_t kMaxFieldBytes = FieldCursor::kMaxFieldBytes;
 
   void Clear() { size_ = 0; }
   size_t size() const { return size_; }
   std::string_view view() const { return {data_, size_}; }
 
   void PutVarintField(uint32_t field, uint64_t value) {
-    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kVarint);
-    size_ = static_cast<size_t>(PutVarint(at, value) - data_);
+    Put([&](FieldCursor& c) { c.PutVarintField(field, value); });
   }
   void PutFixed64Field(uint32_t field, uint64_t value) {
-    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kFixed64);
-    for (int i = 0; i < 8; ++i) *at++ = static_cast<char>(value), value >>= 8;
-    size_ = static_cast<size_t>(at - data_);
+    Put([&](FieldCursor& c) { c.PutFixed64Field(field, value); });
   }
-  // The key and length of a length-delimited field whose `size` bytes the
-  // caller puts next.
   void PutLengthPrefix(uint32_t field, size_t size) {
-    char* at = PutVarint(data_ + size_, (uint64_t{field} << 3) | kLengthDelimited);
-    size_ = static_cast<size_t>(PutVarint(at, size) - data_);
+    Put([&](FieldCursor& c) { c.PutLengthPrefix(field, size); });
   }
   void PutBytesField(uint32_t field, std::string_view bytes) {
-    PutLengthPrefix(field, bytes.size());
-    std::memcpy(data_ + size_, bytes.data(), bytes.size());
-    size_ += bytes.size();
+    Put([&](FieldCursor& c) { c.PutBytesField(field, bytes); });
   }
 
  private:
+  template <typename Write>
+  void Put(Write&& write) {
+    FieldCursor cursor(data_ + size_);
+    write(cursor);
+    size_ = static_cast<size_t>(cursor.at() - data_);
+  }
   char data_[N];
   size_t size_ = 0;
 };

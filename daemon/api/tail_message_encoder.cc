@@ -46,45 +46,20 @@ v1::LiveEvent::Kind KindToProto(uint8_t kind) {
   }
 }
 
-// Proto3 leaves out a scalar field that holds its default.
-void PutVarint(std::string& out, uint32_t field, uint64_t value) {
-  if (value != 0) AppendVarintField(out, field, value);
+// Proto3 leaves out a scalar or text field that holds its default.
+void PutNonZero(proto_wire::FieldCursor& out, uint32_t field, uint64_t value) {
+  if (value != 0) out.PutVarintField(field, value);
+}
+void PutText(proto_wire::FieldCursor& out, uint32_t field, std::string_view text) {
+  if (!text.empty()) out.PutBytesField(field, text);
 }
 
-// Writes fields at a cursor, into room the caller sized for them: no
-// capacity check per field.
-class FieldWriter {
- public:
-  explicit FieldWriter(char* at) : at_(at) {}
-
-  void Varint(uint32_t field, uint64_t value) {
-    at_ = proto_wire::PutVarint(Key(field, proto_wire::kVarint), value);
-  }
-  // Proto3 leaves out a scalar or string field that holds its default.
-  void NonZero(uint32_t field, uint64_t value) {
-    if (value != 0) Varint(field, value);
-  }
-  void Text(uint32_t field, std::string_view text) {
-    if (!text.empty()) Bytes(field, text);
-  }
-  void Bytes(uint32_t field, std::string_view bytes) {
-    at_ = proto_wire::PutVarint(Key(field, proto_wire::kLengthDelimited), bytes.size());
-    std::memcpy(at_, bytes.data(), bytes.size());
-    at_ += bytes.size();
-  }
-  char* at() const { return at_; }
-
- private:
-  char* Key(uint32_t field, proto_wire::WireType type) {
-    return proto_wire::PutVarint(at_, (uint64_t{field} << 3) | type);
-  }
-  char* at_;
-};
-
-// The most a LiveEvent takes besides the bytes of its four texts: eleven
-// varint fields of at most 12 bytes (a 2-byte key, a 10-byte value), four
-// text keys and lengths of at most 6, a Device of at most 35.
-constexpr size_t kEventBytesBesideTexts = 11 * 12 + 4 * 6 + 35;
+// The most a Device takes (three varint fields), and a LiveEvent besides
+// the bytes of its four texts: eleven varint fields, the keys and lengths
+// of four texts and of the Device, and the Device.
+constexpr size_t kDeviceBytes = 3 * proto_wire::FieldCursor::kMaxFieldBytes;
+constexpr size_t kEventBytesBesideTexts =
+    (11 + 5) * proto_wire::FieldCursor::kMaxFieldBytes + kDeviceBytes;
 
 }  // namespace
 
@@ -120,35 +95,38 @@ void TailMessageEncoder::EncodeEvent(const LiveRecord& r) {
   const std::string& tag = strings_.Text(r.tag);
   const std::string_view srcloc = instant ? std::string_view() : strings_.Text(r.srcloc);
   inner_.resize(kEventBytesBesideTexts + label.size() + name.size() + tag.size() + srcloc.size());
-  FieldWriter out(inner_.data());
-  out.NonZero(f::kSessionId, r.session);
-  out.NonZero(f::kPid, r.pid);
-  out.Text(f::kLabel, label);
-  out.NonZero(f::kKind, KindToProto(r.kind));
-  if (!instant) out.NonZero(f::kOpId, r.op_id);
-  out.NonZero(f::kParentOpId, r.parent_op_id);
-  out.Text(f::kName, name);
-  out.Text(f::kTag, tag);
+  proto_wire::FieldCursor out(inner_.data());
+  PutNonZero(out, f::kSessionId, r.session);
+  PutNonZero(out, f::kPid, r.pid);
+  PutText(out, f::kLabel, label);
+  PutNonZero(out, f::kKind, KindToProto(r.kind));
+  if (!instant) PutNonZero(out, f::kOpId, r.op_id);
+  PutNonZero(out, f::kParentOpId, r.parent_op_id);
+  PutText(out, f::kName, name);
+  PutText(out, f::kTag, tag);
   if (!instant) {
-    out.Text(f::kSourceLocation, srcloc);
+    PutText(out, f::kSourceLocation, srcloc);
     // A half always carries its device, even gpu-less and all zero.
-    char device[35];
-    FieldWriter fields(device);
-    fields.NonZero(device_field::kTarget, TargetToProto(r.target));
-    fields.NonZero(device_field::kOrdinal, r.device);
-    fields.NonZero(device_field::kStream, r.stream);
-    out.Bytes(f::kDevice, std::string_view(device, static_cast<size_t>(fields.at() - device)));
+    char device[kDeviceBytes];
+    proto_wire::FieldCursor fields(device);
+    PutNonZero(fields, device_field::kTarget, TargetToProto(r.target));
+    PutNonZero(fields, device_field::kOrdinal, r.device);
+    PutNonZero(fields, device_field::kStream, r.stream);
+    out.PutBytesField(f::kDevice,
+                      std::string_view(device, static_cast<size_t>(fields.at() - device)));
   }
-  out.NonZero(f::kUnixNs, static_cast<uint64_t>(r.ts_ns));
-  out.NonZero(f::kThread, r.tid);
+  PutNonZero(out, f::kUnixNs, static_cast<uint64_t>(r.ts_ns));
+  PutNonZero(out, f::kThread, r.tid);
   if (instant) {
-    if (r.kind != kMark) out.NonZero(f::kValue, static_cast<uint64_t>(r.value));
-    out.NonZero(f::kLevel, LevelToProto(static_cast<abi::LevelValue>(r.level)));
+    if (r.kind != kMark) PutNonZero(out, f::kValue, static_cast<uint64_t>(r.value));
+    PutNonZero(out, f::kLevel, LevelToProto(static_cast<abi::LevelValue>(r.level)));
   } else {
     // Optional fields: present exactly when known, 0 ns included.
-    if ((r.known & kLiveDeviceDurationKnown) != 0) out.Varint(f::kDeviceDurationNs, r.device_ns);
-    out.NonZero(f::kLevel, v1::LEVEL_TRACE);
-    if ((r.known & kLiveDurationKnown) != 0) out.Varint(f::kDurationNs, r.duration_ns);
+    if ((r.known & kLiveDeviceDurationKnown) != 0) {
+      out.PutVarintField(f::kDeviceDurationNs, r.device_ns);
+    }
+    PutNonZero(out, f::kLevel, v1::LEVEL_TRACE);
+    if ((r.known & kLiveDurationKnown) != 0) out.PutVarintField(f::kDurationNs, r.duration_ns);
   }
   inner_.resize(static_cast<size_t>(out.at() - inner_.data()));
 }
@@ -190,7 +168,7 @@ void TailMessageEncoder::AddRecord(const LiveRecord& r) {
 
 void TailMessageEncoder::AddLag(uint64_t skipped) {
   inner_.clear();
-  PutVarint(inner_, lag_field::kSkipped, skipped);
+  AppendVarintField(inner_, lag_field::kSkipped, skipped);
   AppendBytesField(inner_, lag_field::kMessage,
                    "lagged, " + std::to_string(skipped) + " live items skipped");
   AppendItem(response_field::kLag);
