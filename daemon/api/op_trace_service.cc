@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <memory>
 
-#include "api/proto_convert.h"
 #include "api/refused_stream.h"
-#include "api/session_export.h"
-#include "api/span_queries.h"
 #include "api/tail_reactor.h"
 #include "common/clock_now.h"
+#include "export/session_export.h"
 #include "log/log.h"
+#include "query/span_queries.h"
+#include "wire/proto_convert.h"
 
 namespace optrace::daemon {
 namespace {

@@ -10,12 +10,12 @@
 
 #include "api/blocking_stream.h"
 #include "api/caller_identity.h"
-#include "api/fleet_queries.h"
 #include "api/stream_quota.h"
-#include "api/tail_hub.h"
 #include "config/daemon_config.h"
 #include "drain/drain_loop.h"
+#include "fleet/fleet_queries.h"
 #include "forward/clickhouse_forwarder.h"
+#include "live/tail_hub.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "storage/span_store.h"
 

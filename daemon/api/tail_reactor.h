@@ -14,9 +14,9 @@
 #include <memory>
 
 #include "api/stream_quota.h"
-#include "api/tail_hub.h"
-#include "api/tail_message_encoder.h"
-#include "api/tail_subscription.h"
+#include "live/tail_hub.h"
+#include "live/tail_message_encoder.h"
+#include "live/tail_subscription.h"
 
 namespace optrace::daemon {
 

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "api/string_cache.h"
 #include "common/clock_now.h"
 #include "forward/row_binary.h"
 #include "forward/span_rows.h"
 #include "forward/sql_text.h"
 #include "log/log.h"
+#include "wire/string_cache.h"
 
 namespace optrace::daemon {
 namespace {

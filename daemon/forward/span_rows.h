@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "api/proto_convert.h"
 #include "forward/row_binary.h"
 #include "model/session_record.h"
 #include "model/span.h"
+#include "wire/proto_convert.h"
 
 namespace optrace::daemon {
 

@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "api/session_export.h"
-#include "api/span_queries.h"
+#include "export/session_export.h"
 #include "model/store_batch.h"
+#include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
 #include "temp_folder.h"

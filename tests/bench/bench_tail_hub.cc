@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "api/tail_hub.h"
+#include "live/tail_hub.h"
 #include "strings/string_dictionary.h"
 
 namespace optrace::daemon {

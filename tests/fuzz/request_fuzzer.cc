@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "api/session_export.h"
-#include "api/span_queries.h"
-#include "api/tail_hub.h"
+#include "export/session_export.h"
+#include "live/tail_hub.h"
+#include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
 

@@ -1,0 +1,83 @@
+// The stored-data RPCs' logic, over one SpanReader: QueryOps, GetStats,
+// CompareSessions. Requests are validated here (INVALID_ARGUMENT with a
+// message that says what to fix); whether the session exists and whether
+// the caller may see it is checked by the service before.
+#ifndef OPTRACE_DAEMON_QUERY_SPAN_QUERIES_H_
+#define OPTRACE_DAEMON_QUERY_SPAN_QUERIES_H_
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "optrace/v1/optrace.pb.h"
+#include "storage/span_reader.h"
+
+namespace optrace::daemon {
+
+// One page of QueryOps: spans in (start, op id) order after `cursor`.
+struct QueryPage {
+  std::vector<v1::Span> spans;
+  std::string next_cursor;  // "" when there is nothing more
+};
+
+// Common to the three: each call reads one snapshot of the database (it
+// opens its own read transaction on `reader`).
+// REQUIRES: `reader` belongs to the calling thread and has no transaction
+// (Snapshot) open. Errors besides those listed: the reader's (SQLite,
+// damaged data).
+
+// The spans of session `request.session_id()` that pass `request.filter()`
+// (RE2 patterns matched anywhere, each distinct name or tag once), ordered
+// by start, then op id (then the other fields, so that the order is total),
+// at most `limit` (0 = kDefaultQueryLimit) after `request.cursor()`.
+// next_cursor is set only when more spans follow. Spans stored after a page
+// was returned that start before its cursor are not returned by later
+// pages (a long op of a running session, stored when it completes).
+// Cost: the windows of the session up to the end of the page, not the
+// whole session (see ScanPage).
+// Errors (kInvalidArgument): limit above kMaxQueryLimit; a bad filter (see
+// SpanFilter::Compile); a cursor this daemon did not make.
+Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& request);
+
+// Duration statistics of the session's spans that pass the filter,
+// grouped by name, tag or target ("gpu:0": target and device ordinal).
+// count covers every status; the durations (total, mean, min, max and the
+// nearest-rank p50/p95/p99: the value at index ceil(q * n) - 1 of the n
+// sorted OK durations) only OK spans; durations and totals are capped at
+// kMaxAggregateNs like the stored aggregates. share = the group's total /
+// the sum over all groups (0 when that is 0). Rows by total, largest first,
+// ties by key; `top` keeps the first rows after shares are computed.
+// response->total_ns and spans cover every group, before `top`.
+// Cost: one pass over the session's spans in the filter's time range, 8
+// bytes of memory per OK span for the percentiles.
+// Errors (kInvalidArgument): an unknown GroupBy; a bad filter.
+Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
+                v1::GetStatsResponse* response);
+
+// Sessions a and b side by side per name or tag, from their stored
+// op_aggregates (no span is read). A key is in a session when it has a
+// span of any status there; ratios are b / a, 0 when the key is only in
+// one session or the denominator is 0; means are total / ok_count. Rows by
+// |total_change_ns|, largest first, ties by key. B's fused ops (tags that
+// name their parts, docs/dispatch-names.md) are mapped onto A's ops of
+// those parts (MapFusions): `fusions`, and then `unfused_rows` and
+// fused_total_a_ns / fused_total_b_ns, as the proto documents them.
+// Errors (kInvalidArgument): GROUP_BY_TARGET or an unknown GroupBy.
+Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
+                       v1::CompareSessionsResponse* response);
+
+// GROUP_BY_UNSPECIFIED as GROUP_BY_NAME, the other known values as they
+// are; errors (kInvalidArgument) for unknown values.
+Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by);
+
+// ValidGroupBy, and kInvalidArgument for GROUP_BY_TARGET, which
+// CompareSessions does not support.
+Result<v1::GroupBy> ValidCompareBy(v1::GroupBy by);
+
+// Limits on request fields, for validation and docs.
+inline constexpr uint32_t kDefaultQueryLimit = 1000;
+inline constexpr uint32_t kMaxQueryLimit = 100000;
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_QUERY_SPAN_QUERIES_H_

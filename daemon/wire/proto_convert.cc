@@ -1,0 +1,137 @@
+#include "wire/proto_convert.h"
+
+#include "optrace/v1/level_numbers.h"
+
+namespace optrace::daemon {
+
+static_assert(static_cast<int>(v1::LEVEL_TRACE) ==
+                  static_cast<int>(abi::LevelValue::kTrace) + v1::kLevelOffset,
+              "every level of the proto is the ABI's plus the offset");
+
+void ToProto(const Span& span, SessionId session, const StringLookup& strings, v1::Span* out) {
+  out->set_session_id(session);
+  out->set_op_id(span.op_id);
+  out->set_parent_op_id(span.parent_op_id);
+  out->set_name(strings(span.name));
+  out->set_tag(strings(span.tag));
+  out->set_source_location(strings(span.srcloc));
+  v1::Device* device = out->mutable_device();
+  device->set_target(TargetToProto(span.target));
+  device->set_ordinal(span.device);
+  device->set_stream(span.stream);
+  out->set_start_unix_ns(span.start_ns);
+  if (const auto duration = KnownDuration(span)) out->set_duration_ns(*duration);
+  if (const auto device_ns = KnownDeviceDuration(span)) out->set_device_duration_ns(*device_ns);
+  out->set_launch_thread(span.launch_tid);
+  out->set_complete_thread(span.complete_tid);
+  out->set_status(StatusToProto(span.status));
+}
+
+void ToProto(const SessionRecord& record, v1::Session* out) {
+  out->set_id(record.id);
+  out->set_label(record.label);
+  out->set_pid(record.pid);
+  out->set_uid(record.uid);
+  out->set_executable(record.executable);
+  out->set_command_line(record.command_line);
+  out->set_start_unix_ns(record.start_ns);
+  out->set_end_unix_ns(record.end_ns);
+  out->set_state(StateToProto(record.state));
+  out->set_events(record.events);
+  out->set_spans(record.spans);
+  out->set_instants(record.instants);
+  out->set_open_ops(record.open_ops);
+  v1::Drops* drops = out->mutable_drops();
+  drops->set_ring_full(record.dropped_ring_full);
+  drops->set_no_ring(record.dropped_no_ring);
+  drops->set_shed(record.dropped_shed);
+  drops->set_daemon_restart(record.dropped_daemon_restart);
+  drops->set_invalid(record.dropped_invalid);
+  // Every lost event is in exactly one cause; strings are not events.
+  drops->set_total(record.dropped_ring_full + record.dropped_no_ring + record.dropped_shed +
+                   record.dropped_daemon_restart + record.dropped_invalid);
+  drops->set_strings(record.strings_dropped);
+  drops->set_names_capped(record.names_capped);
+}
+
+v1::Target TargetToProto(uint8_t target_kind) {
+  switch (static_cast<abi::TargetKind>(target_kind)) {
+    case abi::TargetKind::kCpu:
+      return v1::TARGET_CPU;
+    case abi::TargetKind::kGpu:
+      return v1::TARGET_GPU;
+    case abi::TargetKind::kOther:
+      return v1::TARGET_OTHER;
+    case abi::TargetKind::kNone:
+      break;
+  }
+  return v1::TARGET_UNSPECIFIED;
+}
+
+v1::SpanStatus StatusToProto(SpanStatus status) {
+  switch (status) {
+    case SpanStatus::kOk:
+      return v1::SPAN_STATUS_OK;
+    case SpanStatus::kIncomplete:
+      return v1::SPAN_STATUS_INCOMPLETE;
+    case SpanStatus::kCompleteWithoutLaunch:
+      return v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH;
+    case SpanStatus::kDuplicate:
+      return v1::SPAN_STATUS_DUPLICATE;
+  }
+  return v1::SPAN_STATUS_UNSPECIFIED;
+}
+
+v1::SessionState StateToProto(SessionState state) {
+  switch (state) {
+    case SessionState::kRunning:
+      return v1::SESSION_STATE_RUNNING;
+    case SessionState::kExited:
+      return v1::SESSION_STATE_EXITED;
+    case SessionState::kCrashed:
+      return v1::SESSION_STATE_CRASHED;
+  }
+  return v1::SESSION_STATE_UNSPECIFIED;
+}
+
+v1::Level LevelToProto(abi::LevelValue level) {
+  const int value = static_cast<int>(level);
+  if (value > abi::kMaxLevel) return v1::LEVEL_UNSPECIFIED;
+  return static_cast<v1::Level>(value + v1::kLevelOffset);
+}
+
+std::optional<abi::LevelValue> LevelFromProto(v1::Level level) {
+  const int value = static_cast<int>(level) - v1::kLevelOffset;
+  if (value < 0 || value > abi::kMaxLevel) return std::nullopt;
+  return static_cast<abi::LevelValue>(value);
+}
+
+std::optional<abi::TargetKind> TargetFromProto(v1::Target target) {
+  switch (target) {
+    case v1::TARGET_CPU:
+      return abi::TargetKind::kCpu;
+    case v1::TARGET_GPU:
+      return abi::TargetKind::kGpu;
+    case v1::TARGET_OTHER:
+      return abi::TargetKind::kOther;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<SpanStatus> StatusFromProto(v1::SpanStatus status) {
+  switch (status) {
+    case v1::SPAN_STATUS_OK:
+      return SpanStatus::kOk;
+    case v1::SPAN_STATUS_INCOMPLETE:
+      return SpanStatus::kIncomplete;
+    case v1::SPAN_STATUS_COMPLETE_WITHOUT_LAUNCH:
+      return SpanStatus::kCompleteWithoutLaunch;
+    case v1::SPAN_STATUS_DUPLICATE:
+      return SpanStatus::kDuplicate;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace optrace::daemon

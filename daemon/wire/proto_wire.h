@@ -1,0 +1,166 @@
+// Protocol Buffers wire format, appended to a std::string: just what an
+// export that writes its messages by hand needs (varints, fixed64 and
+// length-delimited fields).
+#ifndef OPTRACE_DAEMON_WIRE_PROTO_WIRE_H_
+#define OPTRACE_DAEMON_WIRE_PROTO_WIRE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace optrace::daemon::proto_wire {
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2 };
+
+// The bytes of `value` as a base-128 varint (1 to 10).
+constexpr size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) value >>= 7, ++size;
+  return size;
+}
+
+// The bytes of the key (field number and wire type) of `field`.
+constexpr size_t TagSize(uint32_t field) { return VarintSize(uint64_t{field} << 3); }
+
+inline void AppendVarint(std::string& out, uint64_t value) {
+  char bytes[10];
+  size_t size = 0;
+  while (value >= 0x80) {
+    bytes[size++] = static_cast<char>(value | 0x80);
+    value >>= 7;
+  }
+  bytes[size++] = static_cast<char>(value);
+  out.append(bytes, size);
+}
+
+inline void AppendTag(std::string& out, uint32_t field, WireType type) {
+  AppendVarint(out, (uint64_t{field} << 3) | type);
+}
+
+// A varint field (uint32/64, int32/64 as two's complement, bool, enum).
+inline void AppendVarintField(std::string& out, uint32_t field, uint64_t value) {
+  AppendTag(out, field, kVarint);
+  AppendVarint(out, value);
+}
+
+// The bytes of a varint field.
+constexpr size_t VarintFieldSize(uint32_t field, uint64_t value) {
+  return TagSize(field) + VarintSize(value);
+}
+
+// A fixed64 field, little-endian.
+inline void AppendFixed64Field(std::string& out, uint32_t field, uint64_t value) {
+  AppendTag(out, field, kFixed64);
+  char bytes[8];
+  for (char& byte : bytes) byte = static_cast<char>(value), value >>= 8;
+  out.append(bytes, sizeof bytes);
+}
+
+// The key and length of a length-delimited field of `size` bytes; the
+// caller appends exactly `size` bytes next.
+inline void AppendLengthPrefix(std::string& out, uint32_t field, size_t size) {
+  AppendTag(out, field, kLengthDelimited);
+  AppendVarint(out, size);
+}
+
+// A length-delimited field (string, bytes, or an encoded message).
+inline void AppendBytesField(std::string& out, uint32_t field, std::string_view bytes) {
+  AppendLengthPrefix(out, field, bytes.size());
+  out.append(bytes);
+}
+
+// The bytes of a length-delimited field whose content is `size` bytes.
+constexpr size_t LengthDelimitedSize(uint32_t field, size_t size) {
+  return TagSize(field) + VarintSize(size) + size;
+}
+
+// Writes `value` as a varint at `at`, which has room for 10 bytes;
+// returns the end of what was written.
+inline char* PutVarint(char* at, uint64_t value) {
+  while (value >= 0x80) {
+    *at++ = static_cast<char>(value | 0x80);
+    value >>= 7;
+  }
+  *at++ = static_cast<char>(value);
+  return at;
+}
+
+// Writes fields at a cursor into room the caller sized for them, with no
+// capacity check per field. REQUIRES: the room holds what is written (a
+// varint or fixed64 field takes at most kMaxFieldBytes, a length-delimited
+// one at most kMaxFieldBytes plus its bytes).
+class FieldCursor {
+ public:
+  // The most one varint or fixed64 field takes: a 5-byte key and a
+  // 10-byte value.
+  static constexpr size_t kMaxFieldBytes = 15;
+
+  explicit FieldCursor(char* at) : at_(at) {}
+  // Where the next field goes.
+  char* at() const { return at_; }
+
+  void PutVarintField(uint32_t field, uint64_t value) {
+    at_ = PutVarint(Key(field, kVarint), value);
+  }
+  void PutFixed64Field(uint32_t field, uint64_t value) {
+    at_ = Key(field, kFixed64);
+    for (int i = 0; i < 8; ++i) *at_++ = static_cast<char>(value), value >>= 8;
+  }
+  // The key and length of a length-delimited field whose `size` bytes the
+  // caller puts next.
+  void PutLengthPrefix(uint32_t field, size_t size) {
+    at_ = PutVarint(Key(field, kLengthDelimited), size);
+  }
+  void PutBytesField(uint32_t field, std::string_view bytes) {
+    PutLengthPrefix(field, bytes.size());
+    std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+
+ private:
+  char* Key(uint32_t field, WireType type) { return PutVarint(at_, (uint64_t{field} << 3) | type); }
+  char* at_;
+};
+
+// A message being built in a fixed buffer of N bytes, for the hot path of
+// a writer whose messages have a known largest size: no allocation, one
+// append when done. REQUIRES: the caller never writes more than N bytes
+// (it sizes N from the fields it writes; see FieldCursor).
+template <size_t N>
+class BoundedMessage {
+ public:
+  static constexpr size_t kMaxFieldBytes = FieldCursor::kMaxFieldBytes;
+
+  void Clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data_, size_}; }
+
+  void PutVarintField(uint32_t field, uint64_t value) {
+    Put([&](FieldCursor& c) { c.PutVarintField(field, value); });
+  }
+  void PutFixed64Field(uint32_t field, uint64_t value) {
+    Put([&](FieldCursor& c) { c.PutFixed64Field(field, value); });
+  }
+  void PutLengthPrefix(uint32_t field, size_t size) {
+    Put([&](FieldCursor& c) { c.PutLengthPrefix(field, size); });
+  }
+  void PutBytesField(uint32_t field, std::string_view bytes) {
+    Put([&](FieldCursor& c) { c.PutBytesField(field, bytes); });
+  }
+
+ private:
+  template <typename Write>
+  void Put(Write&& write) {
+    FieldCursor cursor(data_ + size_);
+    write(cursor);
+    size_ = static_cast<size_t>(cursor.at() - data_);
+  }
+  char data_[N];
+  size_t size_ = 0;
+};
+
+}  // namespace optrace::daemon::proto_wire
+
+#endif  // OPTRACE_DAEMON_WIRE_PROTO_WIRE_H_
