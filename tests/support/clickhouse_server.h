@@ -1,8 +1,9 @@
-// A real clickhouse-server for the fleet tests: run by hand (no systemd)
+// A real clickhouse-server for the tests that forward to ClickHouse
+// (tests/fleet/ and the forwarder's own test): run by hand (no systemd)
 // with a config of its own, loopback only, on free ports, its data, tmp and
 // log folders under a folder of the test.
-#ifndef OPTRACE_TESTS_FLEET_CLICKHOUSE_SERVER_H_
-#define OPTRACE_TESTS_FLEET_CLICKHOUSE_SERVER_H_
+#ifndef OPTRACE_TESTS_SUPPORT_CLICKHOUSE_SERVER_H_
+#define OPTRACE_TESTS_SUPPORT_CLICKHOUSE_SERVER_H_
 
 #include <memory>
 #include <optional>
@@ -68,4 +69,4 @@ class ClickHouseServer {
 
 }  // namespace optrace::testing
 
-#endif  // OPTRACE_TESTS_FLEET_CLICKHOUSE_SERVER_H_
+#endif  // OPTRACE_TESTS_SUPPORT_CLICKHOUSE_SERVER_H_
