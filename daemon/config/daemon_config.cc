@@ -177,11 +177,15 @@ Status ReadUids(const toml::node& node, const std::string& key, std::vector<uint
   return Status::Ok();
 }
 
-// The field of `config` that member pointers `Path` lead to, from
+// The field of `object` that member pointers `First, Rest...` lead to, from
 // DaemonConfig down (&DaemonConfig::forward, &ForwardConfig::url).
-template <auto... Path>
-auto& FieldOf(auto& config) {
-  return (config.*....*Path);
+template <auto First, auto... Rest>
+auto& FieldOf(auto& object) {
+  if constexpr (sizeof...(Rest) == 0) {
+    return object.*First;
+  } else {
+    return FieldOf<Rest...>(object.*First);
+  }
 }
 
 // One row of the key table: the key, how its value is read into the
@@ -212,6 +216,7 @@ constexpr char kSizeLike64MiB[] = "a size like 64MiB or 67108864";
 constexpr char kDurationLike7d[] = "a duration like 7d, 12h or 3600";
 constexpr char kDurationLike500ms[] = "a duration like 500ms, 2s or 1m";
 
+// Short names for the table below.
 using C = DaemonConfig;
 using F = ForwardConfig;
 constexpr ReloadRule kLive = ReloadRule::kLiveOnSighup;
