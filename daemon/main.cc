@@ -261,14 +261,9 @@ int Run(const Flags& flags) {
       continue;
     }
     loop.SetPolicy(new_policy.value());
-    if (reloaded.value().socket != config.socket || reloaded.value().db != config.db ||
-        reloaded.value().ns != config.ns || reloaded.value().listen != config.listen ||
-        reloaded.value().node != config.node || reloaded.value().forward != config.forward ||
-        reloaded.value().socket_group != config.socket_group ||
-        reloaded.value().admin_group != config.admin_group) {
-      LogWarning(
-          "reload: socket, listen, db, namespace, node, forward_clickhouse_*, socket_group and "
-          "admin_group changes take effect at restart");
+    if (const auto at_restart = ChangedConfigKeys(config, reloaded.value(), ReloadRule::kAtRestart);
+        !at_restart.empty()) {
+      LogWarning("reload: changes to {} take effect at restart", fmt::join(at_restart, ", "));
     }
     LogInfo("reloaded config: default level {}, {} level rules", LevelName(reloaded.value().level),
             reloaded.value().level_rules.size());

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <span>
 
 #include "api/refused_stream.h"
+#include "api/status_report.h"
 #include "api/tail_reactor.h"
 #include "common/clock_now.h"
 #include "export/session_export.h"
@@ -57,6 +60,22 @@ Result<QueryPage> LocalQueryOps(const std::string& db_path, const v1::QueryOpsRe
   auto reader = ThreadReader(db_path);
   if (!reader.ok()) return reader.status();
   return daemon::QueryOps(*reader.value(), request);
+}
+
+// The drops of every stored session not in `live` (those are counted
+// fresher by the drain loop). A database that cannot be read gives nullopt
+// and a warning: the rest of the status is still worth answering (it says
+// what is wrong with the writer).
+std::optional<SessionRecord> StoredDropsExcept(const std::string& db_path,
+                                               std::span<const SessionId> live) {
+  auto reader = ThreadReader(db_path);
+  auto stored =
+      reader.ok() ? reader.value()->SumOfDropsExcept(live) : Result<SessionRecord>(reader.status());
+  if (!stored.ok()) {
+    LogWarning("status: stored sessions' drops not read: {}", stored.status().message());
+    return std::nullopt;
+  }
+  return std::move(stored).value();
 }
 
 void FillOpenOp(const HalfOp& h, const std::string& name, const std::string& tag,
@@ -399,94 +418,27 @@ grpc::Status OpTraceService::ExportBody(const Caller& caller,
 grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest*,
                                        v1::GetStatusResponse* response) {
   const Caller caller = ctx_.callers->Identify(*ctx);
-  const auto drain = ctx_.drain->LiveStatus();
+  auto drain = ctx_.drain->LiveStatus();
   if (!drain) return DrainBusy();
-  const StoreStatus store = ctx_.store->GetStatus();
-  const DaemonCounters& c = ctx_.drain->counters();
-  response->set_version(ctx_.version);
-  response->set_uptime_ns(
-      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::steady_clock::now() - ctx_.started)
-                                .count()));
-  response->set_namespace_(ctx_.ns);
-  response->set_db_path(ctx_.db_path);
-  response->set_db_bytes(store.db_bytes);
-  response->set_attached_segments(drain->attached_segments);
-  response->set_running_sessions(drain->running_sessions);
-  response->set_events_per_second(drain->events_per_second);
-  response->set_events_ingested(c.events_ingested.load());
-  SessionRecord drops = drain->drops;
-  drops.dropped_shed = std::max<uint64_t>(drops.dropped_shed, c.events_shed.load());
-  v1::Session as_session;
-  ToProto(drops, &as_session);
-  *response->mutable_drops() = as_session.drops();
-  // Every stored session: live ones with their live counters (fresher
-  // than the last stored batch), the others as stored. A database that
-  // cannot be read leaves the field unset; the rest of the status is
-  // still worth answering (it says what is wrong with the writer).
-  auto reader = ThreadReader(ctx_.db_path);
-  auto stored = reader.ok() ? reader.value()->SumOfDropsExcept(drain->live_sessions)
-                            : Result<SessionRecord>(reader.status());
-  if (stored.ok()) {
-    SessionRecord all_drops = drain->drops;
-    AddDrops(stored.value(), &all_drops);
-    all_drops.dropped_shed = std::max<uint64_t>(all_drops.dropped_shed, c.events_shed.load());
-    ToProto(all_drops, &as_session);
-    *response->mutable_all_sessions_drops() = as_session.drops();
-  } else {
-    LogWarning("status: stored sessions' drops not read: {}", stored.status().message());
-  }
-  response->set_writer_backlog_batches(store.queued_batches);
-  response->set_writer_backlog_spans(store.queued_spans);
-  response->set_writer_last_error(store.last_error);
-  response->set_writer_errors(store.write_errors);
-  response->set_segments_rejected(c.segments_rejected.load());
-  response->set_abi_violations(c.abi_violations.load());
-  response->set_tails(static_cast<uint32_t>(ctx_.tails->size()));
-  response->set_default_level(LevelToProto(drain->default_level));
-  auto& m = *response->mutable_counters();
-  m["segments_attached"] = c.segments_attached.load();
-  m["segments_rejected"] = c.segments_rejected.load();
-  m["segments_removed"] = c.segments_removed.load();
-  m["sessions_finished"] = c.sessions_finished.load();
-  m["events_ingested"] = c.events_ingested.load();
-  m["batches_submitted"] = c.batches_submitted.load();
-  m["batches_shed"] = c.batches_shed.load();
-  m["events_shed"] = c.events_shed.load();
-  m["abi_violations"] = c.abi_violations.load();
-  m["level_writes"] = c.level_writes.load();
-  m["level_tampered"] = c.level_tampered.load();
-  m["drain_passes"] = c.drain_passes.load();
-  m["producer_wakeups"] = c.producer_wakeups.load();
-  m["tail_records_published"] = ctx_.tails->published();
-  m["tail_items_skipped"] = ctx_.tails->skipped();
-  m["streams_open"] = ctx_.streams->streams();
-  m["stream_bytes_in_flight"] = ctx_.streams->bytes_in_flight();
-  m["batches_committed"] = store.batches_committed;
-  m["spans_committed"] = store.spans_committed;
-  m["batches_refused"] = store.batches_refused;
-  m["batches_dropped"] = store.batches_dropped;
-  m["write_errors"] = store.write_errors;
-  m["sessions_deleted_by_retention"] = store.sessions_deleted_by_retention;
-  if (ctx_.forwarder != nullptr) {
-    const ForwarderStatus f = ctx_.forwarder->GetStatus();
-    v1::ForwardStatus* out = response->mutable_forward();
-    out->set_url(f.url);
-    out->set_node(f.node);
-    out->set_table(f.table);
-    out->set_spans_sent(f.spans_sent);
-    out->set_batches_sent(f.batches_sent);
-    out->set_spans_lost_to_retention(f.spans_lost_to_retention);
-    out->set_errors(f.errors);
-    out->set_last_error(f.last_error);
-    out->set_backlog_spans(f.backlog_spans);
-    out->set_last_sent_unix_ns(f.last_sent_unix_ns);
-    m["forward_spans_sent"] = f.spans_sent;
-    m["forward_batches_sent"] = f.batches_sent;
-    m["forward_errors"] = f.errors;
-    m["forward_backlog_spans"] = f.backlog_spans;
-    m["forward_spans_lost_to_retention"] = f.spans_lost_to_retention;
-  }
+  std::optional<SessionRecord> stored_drops = StoredDropsExcept(ctx_.db_path, drain->live_sessions);
+  const StatusSnapshot state{
+      .version = ctx_.version,
+      .ns = ctx_.ns,
+      .db_path = ctx_.db_path,
+      .uptime = std::chrono::steady_clock::now() - ctx_.started,
+      .drain = std::move(*drain),
+      .counters = &ctx_.drain->counters(),
+      .store = ctx_.store->GetStatus(),
+      .stored_drops = std::move(stored_drops),
+      .tails = static_cast<uint32_t>(ctx_.tails->size()),
+      .serving = {.tail_records_published = ctx_.tails->published(),
+                  .tail_items_skipped = ctx_.tails->skipped(),
+                  .streams_open = ctx_.streams->streams(),
+                  .stream_bytes_in_flight = ctx_.streams->bytes_in_flight()},
+      .forward =
+          ctx_.forwarder != nullptr ? std::optional(ctx_.forwarder->GetStatus()) : std::nullopt,
+  };
+  FillStatusReport(state, response);
   LimitStatusToCaller(caller, response);
   return grpc::Status::OK;
 }

@@ -3,9 +3,11 @@
 #include <toml++/toml.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 
 #include "common/default_paths.h"
 #include "common/level_names.h"
@@ -33,10 +35,16 @@ Status BadValue(const std::string& key, const std::string& value, const std::str
   return Status::InvalidArgument(key + ": " + Quote(value) + " is not " + expected);
 }
 
-// Reads a key that may be written as a number or as a string with a unit.
-template <typename Parse>
-Status ReadUnitValue(const toml::node& node, const std::string& key, Parse parse,
-                     const std::string& expected, auto* out) {
+// Every Read* below reads the TOML value `node` of key `key` into `out`,
+// or returns an error that names the key (and the value, where it is not
+// of the wrong type) and says what is expected.
+
+// Reads a key that may be written as a number or as a string with a unit:
+// `Parse` turns the text into the value; `kExpected` says what it accepts.
+template <auto Parse, const char* kExpected>
+Status ReadUnitValue(const toml::node& node, const std::string& key,
+                     typename decltype(Parse(std::string()))::value_type* out) {
+  const std::string expected = kExpected;
   std::string text;
   if (auto i = node.value<int64_t>(); i && node.is_integer()) {
     if (*i < 0) return BadValue(key, std::to_string(*i), expected);
@@ -46,7 +54,7 @@ Status ReadUnitValue(const toml::node& node, const std::string& key, Parse parse
   } else {
     return Status::InvalidArgument(key + ": expected " + expected);
   }
-  const auto parsed = parse(text);
+  const auto parsed = Parse(text);
   if (!parsed) return BadValue(key, text, expected);
   *out = *parsed;
   return Status::Ok();
@@ -68,22 +76,24 @@ Status ReadLevel(const toml::node& node, const std::string& key, abi::LevelValue
   return Status::Ok();
 }
 
-Status ReadLevelRules(const toml::node& node, std::vector<LevelRule>* out) {
+Status ReadLevelRules(const toml::node& node, const std::string& key, std::vector<LevelRule>* out) {
   const toml::array* rules = node.as_array();
-  if (rules == nullptr)
-    return Status::InvalidArgument("level_rule: expected [[level_rule]] tables");
+  if (rules == nullptr) {
+    return Status::InvalidArgument(key + ": expected [[" + key + "]] tables");
+  }
   out->clear();
   for (size_t i = 0; i < rules->size(); ++i) {
-    const std::string where = "level_rule[" + std::to_string(i) + "]";
+    const std::string where = key + "[" + std::to_string(i) + "]";
     const toml::table* t = (*rules)[i].as_table();
     if (t == nullptr) return Status::InvalidArgument(where + ": expected a table");
     LevelRule rule;
     for (const auto& [k, v] : *t) {
-      const std::string key(k.str());
-      Status st = key == "label" ? ReadString(v, where + ".label", &rule.label_pattern)
-                  : key == "level"
-                      ? ReadLevel(v, where + ".level", &rule.level)
-                      : Status::InvalidArgument(where + "." + key + ": unknown key (label, level)");
+      const std::string field(k.str());
+      Status st =
+          field == "label" ? ReadString(v, where + ".label", &rule.label_pattern)
+          : field == "level"
+              ? ReadLevel(v, where + ".level", &rule.level)
+              : Status::InvalidArgument(where + "." + field + ": unknown key (label, level)");
       if (!st.ok()) return st;
     }
     if (rule.label_pattern.empty()) return Status::InvalidArgument(where + ": label is required");
@@ -153,18 +163,109 @@ Status ValidateForward(const ForwardConfig& f) {
   return Status::Ok();
 }
 
-Status ReadUids(const toml::node& node, std::vector<uint32_t>* out) {
+Status ReadUids(const toml::node& node, const std::string& key, std::vector<uint32_t>* out) {
   const toml::array* uids = node.as_array();
-  if (uids == nullptr) return Status::InvalidArgument("allowed_uids: expected an array of uids");
+  if (uids == nullptr) return Status::InvalidArgument(key + ": expected an array of uids");
   out->clear();
   for (const auto& u : *uids) {
     auto v = u.value<int64_t>();
     if (!v || !u.is_integer() || *v < 0 || *v > 0xFFFFFFFFLL) {
-      return Status::InvalidArgument("allowed_uids: every entry must be a uid (0..4294967295)");
+      return Status::InvalidArgument(key + ": every entry must be a uid (0..4294967295)");
     }
     out->push_back(static_cast<uint32_t>(*v));
   }
   return Status::Ok();
+}
+
+// The field of `object` that member pointers `First, Rest...` lead to, from
+// DaemonConfig down (&DaemonConfig::forward, &ForwardConfig::url).
+template <auto First, auto... Rest>
+auto& FieldOf(auto& object) {
+  if constexpr (sizeof...(Rest) == 0) {
+    return object.*First;
+  } else {
+    return FieldOf<Rest...>(object.*First);
+  }
+}
+
+// One row of the key table: the key, how its value is read into the
+// config, whether two configs hold the same value for it, and when a
+// changed value takes effect.
+struct ConfigKeyRow {
+  std::string_view name;
+  Status (*apply)(const toml::node& value, const std::string& key, DaemonConfig* config);
+  bool (*same)(const DaemonConfig& a, const DaemonConfig& b);
+  ReloadRule reload;
+};
+
+// The row of key `name`, read by `Read` into the field at `Path`.
+template <auto Read, auto... Path>
+constexpr ConfigKeyRow Key(std::string_view name, ReloadRule reload) {
+  return {name,
+          [](const toml::node& value, const std::string& key, DaemonConfig* config) {
+            return Read(value, key, &FieldOf<Path...>(*config));
+          },
+          [](const DaemonConfig& a, const DaemonConfig& b) {
+            return FieldOf<Path...>(a) == FieldOf<Path...>(b);
+          },
+          reload};
+}
+
+constexpr char kSizeLike1GiB[] = "a size like 1GiB or 536870912";
+constexpr char kSizeLike64MiB[] = "a size like 64MiB or 67108864";
+constexpr char kDurationLike7d[] = "a duration like 7d, 12h or 3600";
+constexpr char kDurationLike500ms[] = "a duration like 500ms, 2s or 1m";
+
+// Short names for the table below.
+using C = DaemonConfig;
+using F = ForwardConfig;
+constexpr ReloadRule kLive = ReloadRule::kLiveOnSighup;
+constexpr ReloadRule kRestart = ReloadRule::kAtRestart;
+
+// Every key of the config file, in the order the unknown-key error lists
+// them. Only the level policy (level, level_rule) is re-applied on SIGHUP.
+constexpr ConfigKeyRow kConfigKeys[] = {
+    Key<ReadString, &C::socket>("socket", kRestart),
+    Key<ReadString, &C::listen>("listen", kRestart),
+    Key<ReadString, &C::tls_cert>("tls_cert", kRestart),
+    Key<ReadString, &C::tls_key>("tls_key", kRestart),
+    Key<ReadString, &C::db>("db", kRestart),
+    Key<ReadString, &C::ns>("namespace", kRestart),
+    Key<ReadLevel, &C::level>("level", kLive),
+    Key<ReadLevelRules, &C::level_rules>("level_rule", kLive),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike1GiB>, &C::retention_max_bytes>("retention_max_bytes",
+                                                                              kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike7d>, &C::retention_max_age_ns>(
+        "retention_max_age", kRestart),
+    Key<ReadUids, &C::allowed_uids>("allowed_uids", kRestart),
+    Key<ReadString, &C::socket_group>("socket_group", kRestart),
+    Key<ReadString, &C::admin_group>("admin_group", kRestart),
+    Key<ReadBool, &C::debug_log>("debug_log", kRestart),
+    Key<ReadString, &C::node>("node", kRestart),
+    Key<ReadString, &C::forward, &F::url>("forward_clickhouse_url", kRestart),
+    Key<ReadString, &C::forward, &F::database>("forward_clickhouse_database", kRestart),
+    Key<ReadString, &C::forward, &F::table>("forward_clickhouse_table", kRestart),
+    Key<ReadString, &C::forward, &F::cluster>("forward_clickhouse_cluster", kRestart),
+    Key<ReadCount, &C::forward, &F::batch_spans>("forward_clickhouse_batch_spans", kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike500ms>, &C::forward, &F::flush_interval_ns>(
+        "forward_clickhouse_flush_interval", kRestart),
+    Key<ReadString, &C::forward, &F::credentials_file>("forward_clickhouse_credentials_file",
+                                                       kRestart),
+    Key<ReadBool, &C::forward, &F::gzip>("forward_clickhouse_gzip", kRestart),
+    Key<ReadCount, &C::max_streams_per_uid>("max_streams_per_uid", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::max_bytes_in_flight_per_uid>(
+        "max_bytes_in_flight_per_uid", kRestart),
+    Key<ReadCount, &C::max_threaded_streams>("max_threaded_streams", kRestart),
+};
+
+// The error for a key that is no row of kConfigKeys.
+Status UnknownKey(const std::string& key) {
+  std::string known;
+  for (const ConfigKeyRow& row : kConfigKeys) {
+    if (!known.empty()) known += ", ";
+    known += row.name;
+  }
+  return Status::InvalidArgument("unknown key '" + key + "' (known: " + known + ")");
 }
 
 }  // namespace
@@ -245,79 +346,28 @@ Status ApplyConfigFile(const std::string& path, DaemonConfig* config) {
   DaemonConfig c = *config;  // apply all or nothing
   for (const auto& [k, v] : table) {
     const std::string key(k.str());
-    Status st;
-    if (key == "socket") {
-      st = ReadString(v, key, &c.socket);
-    } else if (key == "listen") {
-      st = ReadString(v, key, &c.listen);
-    } else if (key == "tls_cert") {
-      st = ReadString(v, key, &c.tls_cert);
-    } else if (key == "tls_key") {
-      st = ReadString(v, key, &c.tls_key);
-    } else if (key == "db") {
-      st = ReadString(v, key, &c.db);
-    } else if (key == "namespace") {
-      st = ReadString(v, key, &c.ns);
-    } else if (key == "level") {
-      st = ReadLevel(v, key, &c.level);
-    } else if (key == "level_rule") {
-      st = ReadLevelRules(v, &c.level_rules);
-    } else if (key == "retention_max_bytes") {
-      st = ReadUnitValue(v, key, ParseByteSize, "a size like 1GiB or 536870912",
-                         &c.retention_max_bytes);
-    } else if (key == "retention_max_age") {
-      st = ReadUnitValue(v, key, ParseDurationNs, "a duration like 7d, 12h or 3600",
-                         &c.retention_max_age_ns);
-    } else if (key == "allowed_uids") {
-      st = ReadUids(v, &c.allowed_uids);
-    } else if (key == "socket_group") {
-      st = ReadString(v, key, &c.socket_group);
-    } else if (key == "admin_group") {
-      st = ReadString(v, key, &c.admin_group);
-    } else if (key == "debug_log") {
-      st = ReadBool(v, key, &c.debug_log);
-    } else if (key == "node") {
-      st = ReadString(v, key, &c.node);
-    } else if (key == "forward_clickhouse_url") {
-      st = ReadString(v, key, &c.forward.url);
-    } else if (key == "forward_clickhouse_database") {
-      st = ReadString(v, key, &c.forward.database);
-    } else if (key == "forward_clickhouse_table") {
-      st = ReadString(v, key, &c.forward.table);
-    } else if (key == "forward_clickhouse_cluster") {
-      st = ReadString(v, key, &c.forward.cluster);
-    } else if (key == "forward_clickhouse_batch_spans") {
-      st = ReadCount(v, key, &c.forward.batch_spans);
-    } else if (key == "forward_clickhouse_flush_interval") {
-      st = ReadUnitValue(v, key, ParseDurationNs, "a duration like 500ms, 2s or 1m",
-                         &c.forward.flush_interval_ns);
-    } else if (key == "forward_clickhouse_credentials_file") {
-      st = ReadString(v, key, &c.forward.credentials_file);
-    } else if (key == "forward_clickhouse_gzip") {
-      st = ReadBool(v, key, &c.forward.gzip);
-    } else if (key == "max_streams_per_uid") {
-      st = ReadCount(v, key, &c.max_streams_per_uid);
-    } else if (key == "max_threaded_streams") {
-      st = ReadCount(v, key, &c.max_threaded_streams);
-    } else if (key == "max_bytes_in_flight_per_uid") {
-      st = ReadUnitValue(v, key, ParseByteSize, "a size like 64MiB or 67108864",
-                         &c.max_bytes_in_flight_per_uid);
-    } else {
-      st = Status::InvalidArgument(
-          "unknown key '" + key +
-          "' (known: socket, listen, tls_cert, tls_key, db, namespace, level, level_rule, "
-          "retention_max_bytes, retention_max_age, allowed_uids, socket_group, admin_group, "
-          "debug_log, node, forward_clickhouse_url, forward_clickhouse_database, "
-          "forward_clickhouse_table, "
-          "forward_clickhouse_cluster, forward_clickhouse_batch_spans, "
-          "forward_clickhouse_flush_interval, forward_clickhouse_credentials_file, "
-          "forward_clickhouse_gzip, max_streams_per_uid, max_bytes_in_flight_per_uid, "
-          "max_threaded_streams)");
-    }
+    const auto* row = std::find_if(std::begin(kConfigKeys), std::end(kConfigKeys),
+                                   [&](const ConfigKeyRow& r) { return r.name == key; });
+    const Status st = row == std::end(kConfigKeys) ? UnknownKey(key) : row->apply(v, key, &c);
     if (!st.ok()) return Status::InvalidArgument("config " + path + ": " + st.message());
   }
   *config = std::move(c);
   return Status::Ok();
+}
+
+std::vector<ConfigKey> ConfigKeys() {
+  std::vector<ConfigKey> keys;
+  for (const ConfigKeyRow& row : kConfigKeys) keys.push_back({row.name, row.reload});
+  return keys;
+}
+
+std::vector<std::string_view> ChangedConfigKeys(const DaemonConfig& running,
+                                                const DaemonConfig& reloaded, ReloadRule rule) {
+  std::vector<std::string_view> changed;
+  for (const ConfigKeyRow& row : kConfigKeys) {
+    if (row.reload == rule && !row.same(running, reloaded)) changed.push_back(row.name);
+  }
+  return changed;
 }
 
 Status ValidateConfig(const DaemonConfig& c) {

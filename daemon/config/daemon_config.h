@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -17,6 +18,8 @@ namespace optrace::daemon {
 struct LevelRule {
   std::string label_pattern;
   abi::LevelValue level = abi::LevelValue::kOff;
+
+  bool operator==(const LevelRule&) const = default;
 };
 
 // Forwarding of stored spans to ClickHouse (daemon/forward/, docs/fleet.md).
@@ -83,6 +86,27 @@ DaemonConfig DefaultConfig();
 // and invalid values are errors naming the key, the value and what is
 // expected ("retention_max_bytes: '12XB' is not a size like 512MiB").
 Status ApplyConfigFile(const std::string& path, DaemonConfig* config);
+
+// When a changed value of a config key takes effect in a running daemon.
+enum class ReloadRule {
+  kLiveOnSighup,  // SIGHUP applies it at once
+  kAtRestart,     // SIGHUP keeps the running value (and says so); a restart applies it
+};
+
+// One key of the config file, as the key table in daemon_config.cc has it.
+struct ConfigKey {
+  std::string_view name;
+  ReloadRule reload;
+};
+
+// Every key ApplyConfigFile knows, in the order its unknown-key error lists
+// them.
+std::vector<ConfigKey> ConfigKeys();
+
+// The keys with reload rule `rule` whose values differ between `running`
+// and `reloaded`, in ConfigKeys() order.
+std::vector<std::string_view> ChangedConfigKeys(const DaemonConfig& running,
+                                                const DaemonConfig& reloaded, ReloadRule rule);
 
 // Parses "1073741824", "512MiB", "1GB", "64k"... into bytes.
 std::optional<uint64_t> ParseByteSize(const std::string& text);

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "levels/level_policy.h"
 #include "temp_folder.h"
@@ -233,6 +235,88 @@ max_threaded_streams = 4
     EXPECT_FALSE(refused.ok()) << key;
     EXPECT_NE(refused.message().find(key), std::string::npos) << refused.message();
   }
+}
+
+// A valid value of every config key, unlike DefaultConfig()'s: a key added
+// to the key table needs one here.
+const std::map<std::string_view, std::string> kExampleValues = {
+    {"socket", R"("/tmp/other/optraced.sock")"},
+    {"listen", R"("127.0.0.1:7070")"},
+    {"tls_cert", R"("/etc/optrace/cert.pem")"},
+    {"tls_key", R"("/etc/optrace/key.pem")"},
+    {"db", R"("/tmp/other/ops.db")"},
+    {"namespace", R"("prod")"},
+    {"level", R"("debug")"},
+    {"level_rule", R"([{ label = "bench-.*", level = "trace" }])"},
+    {"retention_max_bytes", R"("512MiB")"},
+    {"retention_max_age", R"("12h")"},
+    {"allowed_uids", "[1000, 1001]"},
+    {"socket_group", R"("trace-users")"},
+    {"admin_group", R"("tracers")"},
+    {"debug_log", "true"},
+    {"node", R"("gpu-17")"},
+    {"forward_clickhouse_url", R"("http://ch1:8123")"},
+    {"forward_clickhouse_database", R"("traces")"},
+    {"forward_clickhouse_table", R"("ops")"},
+    {"forward_clickhouse_cluster", R"("fleet")"},
+    {"forward_clickhouse_batch_spans", "50000"},
+    {"forward_clickhouse_flush_interval", R"("500ms")"},
+    {"forward_clickhouse_credentials_file", R"("/etc/optrace/clickhouse.credentials")"},
+    {"forward_clickhouse_gzip", "true"},
+    {"max_streams_per_uid", "8"},
+    {"max_bytes_in_flight_per_uid", R"("1MiB")"},
+    {"max_threaded_streams", "4"},
+};
+
+TEST(DaemonConfigTest, KeyTable_UnknownKeyErrorListsEveryKeyOnceInTableOrder) {
+  testing::TempFolder folder;
+  DaemonConfig c = DefaultConfig();
+  const Status st = ApplyConfigFile(WriteFile(folder, "no_such_key = 1"), &c);
+  ASSERT_FALSE(st.ok());
+  const std::string& message = st.message();
+  const std::string opening = "unknown key 'no_such_key' (known: ";
+  const size_t begin = message.find(opening);
+  ASSERT_NE(begin, std::string::npos) << message;
+  ASSERT_EQ(message.back(), ')') << message;
+  std::string known;
+  std::set<std::string_view> names;
+  for (const ConfigKey& key : ConfigKeys()) {
+    EXPECT_TRUE(names.insert(key.name).second) << key.name << " is in the table twice";
+    known += (known.empty() ? "" : ", ") + std::string(key.name);
+  }
+  EXPECT_EQ(message.substr(begin + opening.size(), message.size() - 1 - begin - opening.size()),
+            known);
+}
+
+TEST(DaemonConfigTest, KeyTable_EveryKeyAppliedAndReportedChangedUnderItsReloadRule) {
+  testing::TempFolder folder;
+  const DaemonConfig defaults = DefaultConfig();
+  EXPECT_TRUE(ChangedConfigKeys(defaults, defaults, ReloadRule::kAtRestart).empty());
+  EXPECT_TRUE(ChangedConfigKeys(defaults, defaults, ReloadRule::kLiveOnSighup).empty());
+  for (const ConfigKey& key : ConfigKeys()) {
+    const auto example = kExampleValues.find(key.name);
+    ASSERT_NE(example, kExampleValues.end()) << key.name << " has no example value in this test";
+    DaemonConfig c = defaults;
+    const Status st =
+        ApplyConfigFile(WriteFile(folder, std::string(key.name) + " = " + example->second), &c);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const ReloadRule other =
+        key.reload == ReloadRule::kAtRestart ? ReloadRule::kLiveOnSighup : ReloadRule::kAtRestart;
+    EXPECT_EQ(ChangedConfigKeys(defaults, c, key.reload), std::vector<std::string_view>{key.name})
+        << "the row of " << key.name << " reads into a field of its own";
+    EXPECT_TRUE(ChangedConfigKeys(defaults, c, other).empty()) << key.name;
+  }
+  EXPECT_EQ(kExampleValues.size(), ConfigKeys().size()) << "an example of a key that is gone";
+}
+
+// SIGHUP re-applies the level policy only (main.cc): every other key is
+// reported as taking effect at restart.
+TEST(DaemonConfigTest, KeyTable_OnlyLevelAndLevelRuleLiveOnSighup) {
+  std::vector<std::string_view> live;
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (key.reload == ReloadRule::kLiveOnSighup) live.push_back(key.name);
+  }
+  EXPECT_EQ(live, (std::vector<std::string_view>{"level", "level_rule"}));
 }
 
 }  // namespace
