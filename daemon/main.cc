@@ -204,13 +204,11 @@ int Run(const Flags& flags) {
   const SystemdNotifier systemd;
   drain_options.alive = [&systemd] { systemd.Watchdog(); };
   drain_options.alive_interval_ns = systemd.watchdog_interval_ns();
-  DrainLoop* loop_ptr = nullptr;  // the hub's callback needs the loop it feeds
-  TailHub tails([&loop_ptr] {
-    if (loop_ptr != nullptr) loop_ptr->RefreshLevels();
-  });
+  TailHub tails;
   DrainLoop loop(drain_options, store.value().get(), std::move(reader).value(),
-                 control.value().get(), policy.value(), &tails, &tails);
-  loop_ptr = &loop;
+                 control.value().get(), policy.value(), &tails.publisher(), &tails);
+  // Before any tail can subscribe: the loop re-evaluates levels when tails come and go.
+  tails.OnChange([&loop] { loop.RefreshLevels(); });
   if (Status st = loop.Start(std::move(resume).value()); !st.ok()) {
     LogError("{}", st.message());
     return kExitFailure;

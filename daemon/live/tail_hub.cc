@@ -1,78 +1,34 @@
 #include "live/tail_hub.h"
 
-#include <algorithm>
-#include <chrono>
+#include <re2/re2.h>  // TailSubscription::Filter owns a compiled pattern
 
-#include "common/this_thread.h"
-#include "wire/op_filter_check.h"
-#include "wire/proto_convert.h"
+#include <algorithm>
+#include <utility>
+
+#include "live/tail_request.h"
 
 namespace optrace::daemon {
-namespace {
 
-// How long the notifier naps after a round that resumed streams, so that
-// streams parking one after the other are resumed together and the drain
-// wakes it at most a few thousand times a second.
-constexpr auto kCoalesce = std::chrono::microseconds(200);
-
-}  // namespace
-
-TailHub::TailHub(std::function<void()> on_change, size_t capacity)
-    : on_change_(std::move(on_change)), records_(capacity) {
+TailHub::TailHub(size_t capacity)
+    : records_(capacity), parking_(records_), publisher_(records_, strings_, labels_, parking_) {
   labels_.Append("");  // label id 0: no label
-  notifier_ = std::thread([this] { NotifierLoop(); });
-}
-
-TailHub::~TailHub() {
-  {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    stop_ = true;
-  }
-  wake_cv_.notify_all();
-  notifier_.join();
 }
 
 Result<std::shared_ptr<TailSubscription>> TailHub::Subscribe(const v1::TailRequest& request,
                                                              std::optional<uint32_t> uid) {
-  TailSubscription::Filter f;
-  if (request.level() != v1::LEVEL_UNSPECIFIED) {
-    const auto level = LevelFromProto(request.level());
-    if (!level)
-      return Status::InvalidArgument("level " + std::to_string(request.level()) +
-                                     " is not a level");
-    f.level = *level;
-  }
-  if (!request.name_pattern().empty()) {
-    auto pattern = CompilePattern(request.name_pattern(), "name_pattern");
-    if (!pattern.ok()) return pattern.status();
-    f.pattern = std::move(pattern).value();
-  }
-  if (request.target() < v1::TARGET_UNSPECIFIED || request.target() > v1::TARGET_OTHER) {
-    return Status::InvalidArgument("target " + std::to_string(request.target()) +
-                                   " is not a target");
-  }
-  f.target = static_cast<uint8_t>(request.target());  // TARGET_CPU == abi kCpu, etc.
-  if (request.has_device()) {
-    if (request.device() > 0xFFFF) return Status::InvalidArgument("device must be below 65536");
-    f.device = static_cast<uint16_t>(request.device());
-  }
-  f.session = request.session_id();
-  f.pid = request.pid();
-  f.label = request.label();
-  f.min_duration_ns = request.min_duration_ns();
-  f.events = request.events() || !request.spans();
-  f.spans = request.spans();
-  f.uid = uid;
+  Result<TailSubscription::Filter> filter = TailFilterFromRequest(request, uid);
+  if (!filter.ok()) return filter.status();
   std::shared_ptr<TailSubscription> subscription;
   {
     std::lock_guard<std::mutex> lock(mu_);
     // It reads what is published from now on.
-    subscription = std::make_shared<TailSubscription>(
-        std::move(f), LiveSource{&records_, &strings_, &labels_}, records_.published());
+    subscription = std::make_shared<TailSubscription>(std::move(filter).value(),
+                                                      LiveSource{&records_, &strings_, &labels_},
+                                                      records_.published());
     subscriptions_.push_back(subscription);
     RefreshWanted();
   }
-  on_change_();
+  Changed();
   return subscription;
 }
 
@@ -82,7 +38,7 @@ void TailHub::Unsubscribe(const std::shared_ptr<TailSubscription>& subscription)
     std::erase(subscriptions_, subscription);
     RefreshWanted();
   }
-  on_change_();
+  Changed();
 }
 
 void TailHub::RefreshWanted() {
@@ -91,9 +47,11 @@ void TailHub::RefreshWanted() {
     events = events || s->filter().events;
     spans = spans || s->filter().spans;
   }
-  events_wanted_.store(events, std::memory_order_relaxed);
-  spans_wanted_.store(spans, std::memory_order_relaxed);
-  active_.store(!subscriptions_.empty(), std::memory_order_relaxed);
+  publisher_.SetWanted(events, spans);
+}
+
+void TailHub::Changed() const {
+  if (on_change_) on_change_();
 }
 
 size_t TailHub::size() const {
@@ -119,170 +77,6 @@ abi::LevelValue TailHub::LevelForNewProducers() const {
     if (f.session == 0 && f.pid == 0 && f.label.empty() && !f.uid) level = std::max(level, f.level);
   }
   return level;
-}
-
-bool TailHub::Park(TailWaiter* waiter, uint64_t position, bool retry,
-                   const std::atomic<bool>& cancelled) {
-  bool was_idle = false;
-  {
-    std::lock_guard<std::mutex> lock(park_mu_);
-    if (cancelled.load(std::memory_order_acquire)) return false;
-    parked_.push_back(Parked{waiter, position, retry});
-    was_idle = idle_.exchange(false, std::memory_order_relaxed);
-  }
-  if (was_idle) {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    wake_cv_.notify_one();
-  }
-  return true;
-}
-
-bool TailHub::Unpark(TailWaiter* waiter) {
-  std::lock_guard<std::mutex> lock(park_mu_);
-  const auto it = std::find_if(parked_.begin(), parked_.end(),
-                               [&](const Parked& p) { return p.waiter == waiter; });
-  if (it == parked_.end()) return false;
-  parked_.erase(it);
-  return true;
-}
-
-void TailHub::NotifierLoop() {
-  NameThisThread("optrace-tails");
-  std::vector<TailWaiter*> ready;
-  while (true) {
-    const uint64_t seen = records_.published();
-    bool retry = false;
-    ready.clear();
-    {
-      std::lock_guard<std::mutex> lock(park_mu_);
-      std::erase_if(parked_, [&](const Parked& p) {
-        if (!p.retry && p.position >= seen) return false;
-        ready.push_back(p.waiter);
-        return true;
-      });
-      for (const Parked& p : parked_) retry = retry || p.retry;
-      idle_.store(parked_.empty(), std::memory_order_relaxed);
-    }
-    // Outside the park lock: a resumed stream may park again at once.
-    for (TailWaiter* w : ready) w->Resume();
-    std::unique_lock<std::mutex> lock(wake_mu_);
-    if (stop_) return;
-    if (!ready.empty()) {
-      lock.unlock();
-      std::this_thread::sleep_for(kCoalesce);
-      continue;
-    }
-    if (idle_.load(std::memory_order_relaxed)) {
-      wake_cv_.wait(lock, [&] { return stop_ || !idle_.load(std::memory_order_relaxed); });
-      continue;
-    }
-    // Streams wait for records past `seen`: sleep until the drain appends.
-    // Seq_cst store, then the seq_cst load in published(); the drain does
-    // the mirror image (Publish): either it sees sleeping_ and wakes us, or
-    // we see its record here and do not sleep.
-    sleeping_.store(true, std::memory_order_seq_cst);
-    if (records_.published() == seen) {
-      wake_cv_.wait_for(lock, retry ? std::chrono::milliseconds(10) : std::chrono::seconds(1),
-                        [&] { return stop_ || !sleeping_.load(std::memory_order_relaxed); });
-    }
-    sleeping_.store(false, std::memory_order_relaxed);
-  }
-}
-
-LiveRecord TailHub::RecordFor(const SessionRecord& session, LiveRecordType type) {
-  if (session.id != last_session_) {
-    // Once per change of session, not per record: sessions come in runs.
-    auto [it, inserted] = label_ids_.try_emplace(session.label, 0);
-    if (inserted) it->second = labels_.Append(session.label);
-    last_session_ = session.id;
-    last_label_ = it->second;
-  }
-  LiveRecord r;
-  r.type = type;
-  r.session = session.id;
-  r.pid = session.pid;
-  r.uid = session.uid;
-  r.label = last_label_;
-  return r;
-}
-
-void TailHub::PublishStrings(StringId max_id, const StringDictionary& strings) {
-  // Ids are dense (the dictionary hands them out in order): each is copied
-  // once, the first time a record needs it.
-  while (strings_.size() <= max_id) strings_.Append(strings.Text(strings_.size()));
-}
-
-void TailHub::Publish(const LiveRecord& record) {
-  // Append's seq_cst store, then this seq_cst load: pairs with
-  // NotifierLoop (see there).
-  records_.Append(record);
-  if (sleeping_.load(std::memory_order_seq_cst)) [[unlikely]] {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    sleeping_.store(false, std::memory_order_relaxed);
-    wake_cv_.notify_one();
-  }
-}
-
-void TailHub::OnHalf(const SessionRecord& session, const HalfOp& half,
-                     std::optional<uint64_t> duration_ns, const StringDictionary& strings) {
-  if (!events_wanted_.load(std::memory_order_relaxed)) return;
-  LiveRecord r = RecordFor(session, LiveRecordType::kHalf);
-  r.kind = half.kind;
-  r.op_id = half.op_id;
-  r.parent_op_id = half.parent_op_id;
-  r.ts_ns = half.ts_ns;
-  r.duration_ns = duration_ns.value_or(0);
-  r.device_ns = half.device_ns;
-  r.known = static_cast<uint8_t>((duration_ns ? kLiveDurationKnown : 0) |
-                                 (half.has_device_ns ? kLiveDeviceDurationKnown : 0));
-  r.name = half.name;
-  r.tag = half.tag;
-  r.srcloc = half.srcloc;
-  r.tid = half.tid;
-  r.stream = half.stream;
-  r.device = half.device;
-  r.target = half.target;
-  PublishStrings(std::max({half.name, half.tag, half.srcloc}), strings);
-  Publish(r);
-}
-
-void TailHub::OnInstant(const SessionRecord& session, const Instant& instant,
-                        const StringDictionary& strings) {
-  if (!events_wanted_.load(std::memory_order_relaxed)) return;
-  LiveRecord r = RecordFor(session, LiveRecordType::kInstant);
-  r.kind = instant.kind;
-  r.level = instant.level;
-  r.parent_op_id = instant.parent_op_id;
-  r.ts_ns = instant.ts_ns;
-  r.value = instant.value;
-  r.name = instant.name;
-  r.tag = instant.tag;
-  r.tid = instant.tid;
-  PublishStrings(std::max(instant.name, instant.tag), strings);
-  Publish(r);
-}
-
-void TailHub::OnSpan(const SessionRecord& session, const Span& span,
-                     const StringDictionary& strings) {
-  if (!spans_wanted_.load(std::memory_order_relaxed)) return;
-  LiveRecord r = RecordFor(session, LiveRecordType::kSpan);
-  r.kind = static_cast<uint8_t>(span.status);
-  r.op_id = span.op_id;
-  r.parent_op_id = span.parent_op_id;
-  r.ts_ns = span.start_ns;
-  r.duration_ns = span.duration_ns;
-  r.device_ns = span.device_ns;
-  r.known = span.has_device_ns ? kLiveDeviceDurationKnown : 0;
-  r.name = span.name;
-  r.tag = span.tag;
-  r.srcloc = span.srcloc;
-  r.tid = span.launch_tid;
-  r.complete_tid = span.complete_tid;
-  r.stream = span.stream;
-  r.device = span.device;
-  r.target = span.target;
-  PublishStrings(std::max({span.name, span.tag, span.srcloc}), strings);
-  Publish(r);
 }
 
 }  // namespace optrace::daemon

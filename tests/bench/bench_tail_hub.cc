@@ -1,4 +1,4 @@
-// The drain thread's cost per ingested event with live tails: TailHub::OnHalf
+// The drain thread's cost per ingested event with live tails: LivePublisher::OnHalf
 // with 0 (the Active() check only), 1, 20 and 300 subscribed tails that
 // never read. The fan-out is one record appended to the shared live buffer
 // whatever the number of tails, so the last three should cost the same.
@@ -14,7 +14,7 @@ namespace optrace::daemon {
 namespace {
 
 void BM_OnHalf(benchmark::State& state) {
-  TailHub hub([] {});
+  TailHub hub;
   std::vector<std::shared_ptr<TailSubscription>> tails;
   for (int64_t i = 0; i < state.range(0); ++i) {
     auto sub = hub.Subscribe(v1::TailRequest(), std::nullopt);
@@ -33,7 +33,7 @@ void BM_OnHalf(benchmark::State& state) {
   half.srcloc = strings.Intern("model.py:12");
   for (auto _ : state) {
     ++half.op_id;
-    if (hub.Active()) hub.OnHalf(session, half, 0, strings);
+    if (hub.publisher().Active()) hub.publisher().OnHalf(session, half, 0, strings);
   }
   state.SetItemsProcessed(state.iterations());
   for (const auto& t : tails) hub.Unsubscribe(t);

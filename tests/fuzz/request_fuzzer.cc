@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   auto reader = SpanReader::Open(folder + "/ops.db");
   if (!reader.ok()) std::abort();
   g_reader = std::move(reader).value();
-  g_tails = std::make_unique<TailHub>([] {});
+  g_tails = std::make_unique<TailHub>();
   return 0;
 }
 
