@@ -1,0 +1,168 @@
+// The conversions between the daemon's model and live records: every
+// field lands, the session's fields are left alone, and a span comes back
+// as it went in.
+#include "live/live_record_conversions.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+
+#include "optrace/abi.h"
+#include "wire/proto_convert.h"
+
+namespace optrace::daemon {
+namespace {
+
+// Every field of a Span, to compare two spans whole.
+auto AllFields(const Span& s) {
+  return std::tie(s.op_id, s.parent_op_id, s.start_ns, s.duration_ns, s.device_ns, s.name, s.tag,
+                  s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target, s.status,
+                  s.has_device_ns);
+}
+
+// A span whose every field holds a value of its own.
+Span DistinctSpan() {
+  Span s;
+  s.op_id = 101;
+  s.parent_op_id = 102;
+  s.start_ns = -103;
+  s.duration_ns = 104;
+  s.device_ns = 105;
+  s.name = 106;
+  s.tag = 107;
+  s.srcloc = 108;
+  s.launch_tid = 109;
+  s.complete_tid = 110;
+  s.stream = 111;
+  s.device = 112;
+  s.target = static_cast<uint8_t>(abi::TargetKind::kGpu);
+  s.status = SpanStatus::kDuplicate;
+  s.has_device_ns = true;
+  return s;
+}
+
+// A record whose session's fields are set, as TailHub's RecordFor makes it.
+LiveRecord SessionRecord() {
+  LiveRecord r;
+  r.session = 7;
+  r.pid = 4242;
+  r.uid = 1000;
+  r.label = 3;
+  return r;
+}
+
+void ExpectSessionFieldsKept(const LiveRecord& r) {
+  EXPECT_EQ(r.session, 7u);
+  EXPECT_EQ(r.pid, 4242u);
+  EXPECT_EQ(r.uid, 1000u);
+  EXPECT_EQ(r.label, 3u);
+}
+
+TEST(LiveRecordConversionsTest, Span_RoundTrip_EveryFieldBack) {
+  Span ok = DistinctSpan();
+  ok.status = SpanStatus::kOk;
+  ok.has_device_ns = false;
+  ok.device_ns = 0;
+  for (const Span& span : {DistinctSpan(), ok}) {
+    LiveRecord record = SessionRecord();
+    SpanToLiveRecord(span, &record);
+    EXPECT_EQ(record.type, LiveRecordType::kSpan);
+    ExpectSessionFieldsKept(record);
+    const Span back = SpanFromLiveRecord(record);
+    EXPECT_TRUE(AllFields(back) == AllFields(span)) << "op " << span.op_id;
+
+    // And as the API shows it: the same message, field for field.
+    const std::string text = "t";
+    const StringLookup lookup = [&](StringId) -> const std::string& { return text; };
+    v1::Span expected, actual;
+    ToProto(span, 7, lookup, &expected);
+    ToProto(back, 7, lookup, &actual);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, actual))
+        << actual.DebugString();
+  }
+}
+
+TEST(LiveRecordConversionsTest, Span_Fields_LandWhereTheEncoderReadsThem) {
+  LiveRecord r;
+  SpanToLiveRecord(DistinctSpan(), &r);
+  EXPECT_EQ(r.op_id, 101u);
+  EXPECT_EQ(r.ts_ns, -103);
+  EXPECT_EQ(r.tid, 109u) << "the LAUNCH's thread";
+  EXPECT_EQ(r.complete_tid, 110u);
+  EXPECT_EQ(r.kind, static_cast<uint8_t>(SpanStatus::kDuplicate));
+  EXPECT_EQ(r.known, kLiveDeviceDurationKnown);
+}
+
+TEST(LiveRecordConversionsTest, Half_EveryField_Copied) {
+  HalfOp half;
+  half.op_id = 201;
+  half.kind = static_cast<uint8_t>(abi::EventKind::kComplete);
+  half.ts_ns = -202;
+  half.raw_ts = 203;
+  half.parent_op_id = 204;
+  half.device_ns = 205;
+  half.name = 206;
+  half.tag = 207;
+  half.srcloc = 208;
+  half.tid = 209;
+  half.stream = 210;
+  half.device = 211;
+  half.target = static_cast<uint8_t>(abi::TargetKind::kOther);
+  half.has_device_ns = true;
+  LiveRecord r = SessionRecord();
+  HalfToLiveRecord(half, 212, &r);
+  ExpectSessionFieldsKept(r);
+  EXPECT_EQ(r.type, LiveRecordType::kHalf);
+  EXPECT_EQ(r.op_id, 201u);
+  EXPECT_EQ(r.kind, half.kind);
+  EXPECT_EQ(r.ts_ns, -202);
+  EXPECT_EQ(r.parent_op_id, 204u);
+  EXPECT_EQ(r.device_ns, 205u);
+  EXPECT_EQ(r.name, 206u);
+  EXPECT_EQ(r.tag, 207u);
+  EXPECT_EQ(r.srcloc, 208u);
+  EXPECT_EQ(r.tid, 209u);
+  EXPECT_EQ(r.stream, 210u);
+  EXPECT_EQ(r.device, 211u);
+  EXPECT_EQ(r.target, half.target);
+  EXPECT_EQ(r.duration_ns, 212u);
+  EXPECT_EQ(r.known, kLiveDurationKnown | kLiveDeviceDurationKnown);
+
+  // A LAUNCH: no duration yet, no device duration.
+  half.kind = static_cast<uint8_t>(abi::EventKind::kLaunch);
+  half.has_device_ns = false;
+  half.device_ns = 0;
+  HalfToLiveRecord(half, std::nullopt, &r);
+  EXPECT_EQ(r.duration_ns, 0u);
+  EXPECT_EQ(r.known, 0u);
+}
+
+TEST(LiveRecordConversionsTest, Instant_EveryField_Copied) {
+  Instant instant;
+  instant.ts_ns = -301;
+  instant.parent_op_id = 302;
+  instant.value = -303;
+  instant.name = 304;
+  instant.tag = 305;
+  instant.tid = 306;
+  instant.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
+  instant.level = static_cast<uint8_t>(abi::LevelValue::kDebug);
+  LiveRecord r = SessionRecord();
+  InstantToLiveRecord(instant, &r);
+  ExpectSessionFieldsKept(r);
+  EXPECT_EQ(r.type, LiveRecordType::kInstant);
+  EXPECT_EQ(r.ts_ns, -301);
+  EXPECT_EQ(r.parent_op_id, 302u);
+  EXPECT_EQ(r.value, -303);
+  EXPECT_EQ(r.name, 304u);
+  EXPECT_EQ(r.tag, 305u);
+  EXPECT_EQ(r.tid, 306u);
+  EXPECT_EQ(r.kind, instant.kind);
+  EXPECT_EQ(r.level, instant.level);
+  EXPECT_EQ(r.op_id, 0u) << "an instant has no op";
+}
+
+}  // namespace
+}  // namespace optrace::daemon
