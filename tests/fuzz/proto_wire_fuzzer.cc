@@ -5,6 +5,12 @@
 // the records' values, as the protobuf-built reference of the encoder's
 // unit tests has them. Fuzz builds check FieldCursor's room, so an event
 // that outgrows the room the encoder counted for it stops the run.
+//
+// Input: a flags byte (bit 0: one batch, else one message an item; bits
+// 1-3: how many texts), that many pairs of a string and a label (each a
+// little-endian u16 length and its bytes), then items until the input
+// ends: a byte (0 mod 4: a lag of the next 8 bytes; else a record of the
+// next sizeof(LiveRecord) bytes as they lie in memory).
 #include <google/protobuf/util/message_differencer.h>
 
 #include <algorithm>
@@ -29,6 +35,7 @@ class InputReader {
   InputReader(const uint8_t* data, size_t size) : data_(data), left_(size) {}
   bool empty() const { return left_ == 0; }
 
+  // The next sizeof(T) bytes as a T. REQUIRES: T is trivially copyable.
   template <typename T>
   T Value() {
     T value{};
@@ -55,30 +62,16 @@ constexpr size_t kMaxText = 4096;
 // Ids 0 to kMaxIds - 1 (beyond the published ones they read as "").
 constexpr uint32_t kMaxIds = 8;
 
+// A record of any bytes, but for its type (made one of the three), its
+// string ids (below kMaxIds) and `known` (its two bits).
 LiveRecord RecordFrom(InputReader& in) {
-  LiveRecord r;
-  r.type = static_cast<LiveRecordType>(1 + in.Value<uint8_t>() % 3);
-  r.session = in.Value<uint64_t>();
-  r.op_id = in.Value<uint64_t>();
-  r.parent_op_id = in.Value<uint64_t>();
-  r.ts_ns = in.Value<int64_t>();
-  r.duration_ns = in.Value<uint64_t>();
-  r.device_ns = in.Value<uint64_t>();
-  r.value = in.Value<int64_t>();
-  r.name = in.Value<uint8_t>() % kMaxIds;
-  r.tag = in.Value<uint8_t>() % kMaxIds;
-  r.srcloc = in.Value<uint8_t>() % kMaxIds;
-  r.label = in.Value<uint8_t>() % kMaxIds;
-  r.pid = in.Value<uint32_t>();
-  r.uid = in.Value<uint32_t>();
-  r.tid = in.Value<uint32_t>();
-  r.complete_tid = in.Value<uint32_t>();
-  r.stream = in.Value<uint32_t>();
-  r.device = in.Value<uint16_t>();
-  r.kind = in.Value<uint8_t>();
-  r.target = in.Value<uint8_t>();
-  r.level = in.Value<uint8_t>();
-  r.known = in.Value<uint8_t>() & (kLiveDurationKnown | kLiveDeviceDurationKnown);
+  LiveRecord r = in.Value<LiveRecord>();
+  r.type = static_cast<LiveRecordType>(1 + static_cast<uint8_t>(r.type) % 3);
+  r.name %= kMaxIds;
+  r.tag %= kMaxIds;
+  r.srcloc %= kMaxIds;
+  r.label %= kMaxIds;
+  r.known &= kLiveDurationKnown | kLiveDeviceDurationKnown;
   return r;
 }
 

@@ -6,10 +6,12 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <tuple>
 
 #include "optrace/abi.h"
+#include "store_test_data.h"
 #include "wire/proto_convert.h"
 
 namespace optrace::daemon {
@@ -20,27 +22,6 @@ auto AllFields(const Span& s) {
   return std::tie(s.op_id, s.parent_op_id, s.start_ns, s.duration_ns, s.device_ns, s.name, s.tag,
                   s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target, s.status,
                   s.has_device_ns);
-}
-
-// A span whose every field holds a value of its own.
-Span DistinctSpan() {
-  Span s;
-  s.op_id = 101;
-  s.parent_op_id = 102;
-  s.start_ns = -103;
-  s.duration_ns = 104;
-  s.device_ns = 105;
-  s.name = 106;
-  s.tag = 107;
-  s.srcloc = 108;
-  s.launch_tid = 109;
-  s.complete_tid = 110;
-  s.stream = 111;
-  s.device = 112;
-  s.target = static_cast<uint8_t>(abi::TargetKind::kGpu);
-  s.status = SpanStatus::kDuplicate;
-  s.has_device_ns = true;
-  return s;
 }
 
 // A record whose session's fields are set, as TailHub's RecordFor makes it.
@@ -61,17 +42,15 @@ void ExpectSessionFieldsKept(const LiveRecord& r) {
 }
 
 TEST(LiveRecordConversionsTest, Span_RoundTrip_EveryFieldBack) {
-  Span ok = DistinctSpan();
-  ok.status = SpanStatus::kOk;
-  ok.has_device_ns = false;
-  ok.device_ns = 0;
-  for (const Span& span : {DistinctSpan(), ok}) {
+  // Random values of every field, extremes of each range included.
+  std::mt19937_64 rng(20251201);
+  for (const Span& span : testing::RandomSpans(rng, 500)) {
     LiveRecord record = SessionRecord();
     SpanToLiveRecord(span, &record);
     EXPECT_EQ(record.type, LiveRecordType::kSpan);
     ExpectSessionFieldsKept(record);
     const Span back = SpanFromLiveRecord(record);
-    EXPECT_TRUE(AllFields(back) == AllFields(span)) << "op " << span.op_id;
+    ASSERT_TRUE(AllFields(back) == AllFields(span)) << "op " << span.op_id;
 
     // And as the API shows it: the same message, field for field.
     const std::string text = "t";
@@ -79,20 +58,21 @@ TEST(LiveRecordConversionsTest, Span_RoundTrip_EveryFieldBack) {
     v1::Span expected, actual;
     ToProto(span, 7, lookup, &expected);
     ToProto(back, 7, lookup, &actual);
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, actual))
+    ASSERT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, actual))
         << actual.DebugString();
   }
 }
 
 TEST(LiveRecordConversionsTest, Span_Fields_LandWhereTheEncoderReadsThem) {
   LiveRecord r;
-  SpanToLiveRecord(DistinctSpan(), &r);
-  EXPECT_EQ(r.op_id, 101u);
-  EXPECT_EQ(r.ts_ns, -103);
-  EXPECT_EQ(r.tid, 109u) << "the LAUNCH's thread";
-  EXPECT_EQ(r.complete_tid, 110u);
+  SpanToLiveRecord(testing::MakeSpan(42, -103, 1, 5000, SpanStatus::kDuplicate), &r);
+  EXPECT_EQ(r.op_id, 42u);
+  EXPECT_EQ(r.ts_ns, -103) << "its start";
+  EXPECT_EQ(r.tid, 4242u) << "the LAUNCH's thread";
+  EXPECT_EQ(r.complete_tid, 0u);
   EXPECT_EQ(r.kind, static_cast<uint8_t>(SpanStatus::kDuplicate));
   EXPECT_EQ(r.known, kLiveDeviceDurationKnown);
+  EXPECT_EQ(r.device_ns, 2500u);
 }
 
 TEST(LiveRecordConversionsTest, Half_EveryField_Copied) {

@@ -92,27 +92,14 @@ class TailMessageEncoderTest : public ::testing::Test {
     return testing::ExpectedTailItem(r, strings_, labels_);
   }
 
-  // A span record with every value set.
+  // A span record with every value set; an ok span's 0 ns durations.
   LiveRecord OkSpan() const {
-    LiveRecord r;
+    LiveRecord r = Complete();
     r.type = LiveRecordType::kSpan;
     r.kind = static_cast<uint8_t>(SpanStatus::kOk);
-    r.session = 7;
-    r.pid = 4242;
-    r.label = label_;
-    r.op_id = 5;
-    r.parent_op_id = 4;
-    r.name = name_;
-    r.tag = tag_;
-    r.srcloc = srcloc_;
-    r.target = static_cast<uint8_t>(abi::TargetKind::kCpu);
-    r.device = 2;
-    r.stream = 9;
-    r.ts_ns = 2000;
     r.duration_ns = 0;
     r.device_ns = 0;
     r.known = kLiveDeviceDurationKnown;
-    r.tid = 1;
     r.complete_tid = 2;
     return r;
   }
