@@ -23,6 +23,7 @@
 
 #include "expected_tail_item.h"
 #include "live/tail_message_encoder.h"
+#include "optrace/reader/text_sanitizer.h"
 
 namespace {
 
@@ -103,9 +104,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PublishedStrings strings, labels;
   strings.Append("");
   labels.Append("");
+  // Texts as the daemon holds them: sanitized by the segment reader, so
+  // valid UTF-8 (which proto3 strings must be to parse).
   for (int i = 0, n = (flags >> 1) % kMaxIds; i < n; ++i) {
-    strings.Append(in.Text(kMaxText));
-    labels.Append(in.Text(kMaxText));
+    strings.Append(optrace::reader::SanitizeText(in.Text(kMaxText)));
+    labels.Append(optrace::reader::SanitizeText(in.Text(kMaxText)));
   }
 
   TailMessageEncoder encoder(LiveSource{nullptr, &strings, &labels});
