@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "live/live_record_conversions.h"
+
 namespace optrace::daemon {
 
 LivePublisher::LivePublisher(BroadcastBuffer& records, PublishedStrings& strings,
@@ -46,21 +48,7 @@ void LivePublisher::OnHalf(const SessionRecord& session, const HalfOp& half,
                            std::optional<uint64_t> duration_ns, const StringDictionary& strings) {
   if (!events_wanted_.load(std::memory_order_relaxed)) return;
   LiveRecord r = RecordFor(session, LiveRecordType::kHalf);
-  r.kind = half.kind;
-  r.op_id = half.op_id;
-  r.parent_op_id = half.parent_op_id;
-  r.ts_ns = half.ts_ns;
-  r.duration_ns = duration_ns.value_or(0);
-  r.device_ns = half.device_ns;
-  r.known = static_cast<uint8_t>((duration_ns ? kLiveDurationKnown : 0) |
-                                 (half.has_device_ns ? kLiveDeviceDurationKnown : 0));
-  r.name = half.name;
-  r.tag = half.tag;
-  r.srcloc = half.srcloc;
-  r.tid = half.tid;
-  r.stream = half.stream;
-  r.device = half.device;
-  r.target = half.target;
+  HalfToLiveRecord(half, duration_ns, &r);
   PublishStrings(std::max({half.name, half.tag, half.srcloc}), strings);
   Publish(r);
 }
@@ -69,14 +57,7 @@ void LivePublisher::OnInstant(const SessionRecord& session, const Instant& insta
                               const StringDictionary& strings) {
   if (!events_wanted_.load(std::memory_order_relaxed)) return;
   LiveRecord r = RecordFor(session, LiveRecordType::kInstant);
-  r.kind = instant.kind;
-  r.level = instant.level;
-  r.parent_op_id = instant.parent_op_id;
-  r.ts_ns = instant.ts_ns;
-  r.value = instant.value;
-  r.name = instant.name;
-  r.tag = instant.tag;
-  r.tid = instant.tid;
+  InstantToLiveRecord(instant, &r);
   PublishStrings(std::max(instant.name, instant.tag), strings);
   Publish(r);
 }
@@ -85,21 +66,7 @@ void LivePublisher::OnSpan(const SessionRecord& session, const Span& span,
                            const StringDictionary& strings) {
   if (!spans_wanted_.load(std::memory_order_relaxed)) return;
   LiveRecord r = RecordFor(session, LiveRecordType::kSpan);
-  r.kind = static_cast<uint8_t>(span.status);
-  r.op_id = span.op_id;
-  r.parent_op_id = span.parent_op_id;
-  r.ts_ns = span.start_ns;
-  r.duration_ns = span.duration_ns;
-  r.device_ns = span.device_ns;
-  r.known = span.has_device_ns ? kLiveDeviceDurationKnown : 0;
-  r.name = span.name;
-  r.tag = span.tag;
-  r.srcloc = span.srcloc;
-  r.tid = span.launch_tid;
-  r.complete_tid = span.complete_tid;
-  r.stream = span.stream;
-  r.device = span.device;
-  r.target = span.target;
+  SpanToLiveRecord(span, &r);
   PublishStrings(std::max({span.name, span.tag, span.srcloc}), strings);
   Publish(r);
 }

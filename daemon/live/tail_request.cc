@@ -23,11 +23,13 @@ Result<TailSubscription::Filter> TailFilterFromRequest(const v1::TailRequest& re
     if (!pattern.ok()) return pattern.status();
     f.pattern = std::move(pattern).value();
   }
-  if (request.target() < v1::TARGET_UNSPECIFIED || request.target() > v1::TARGET_OTHER) {
-    return Status::InvalidArgument("target " + std::to_string(request.target()) +
-                                   " is not a target");
+  if (request.target() != v1::TARGET_UNSPECIFIED) {
+    const auto target = TargetFromProto(request.target());
+    if (!target)
+      return Status::InvalidArgument("target " + std::to_string(request.target()) +
+                                     " is not a target");
+    f.target = static_cast<uint8_t>(*target);
   }
-  f.target = static_cast<uint8_t>(request.target());  // TARGET_CPU == abi kCpu, etc.
   if (request.has_device()) {
     if (request.device() > 0xFFFF) return Status::InvalidArgument("device must be below 65536");
     f.device = static_cast<uint16_t>(request.device());

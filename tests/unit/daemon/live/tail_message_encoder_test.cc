@@ -3,18 +3,50 @@
 // from the same records, field by field.
 #include "live/tail_message_encoder.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
+#include "expected_tail_item.h"
 #include "live/broadcast_buffer.h"
-#include "wire/proto_convert.h"
+#include "optrace/abi.h"
 
 namespace optrace::daemon {
 namespace {
 
+using google::protobuf::Descriptor;
+using google::protobuf::DescriptorPool;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
 using google::protobuf::util::MessageDifferencer;
+
+// Adds every field present in `message` and in the messages it nests.
+void CollectPresentFields(const Message& message, std::set<const FieldDescriptor*>* present) {
+  const auto* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    present->insert(field);
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (!field->is_repeated()) {
+      CollectPresentFields(reflection->GetMessage(message, field), present);
+      continue;
+    }
+    for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+      CollectPresentFields(reflection->GetRepeatedMessage(message, field, i), present);
+    }
+  }
+}
+
+// Fields of the messages a Tail stream sends that it leaves out by design.
+constexpr const char* kFieldsTailNeverWrites[] = {
+    "optrace.v1.Span.node",   // fleet query results only
+    "optrace.v1.Span.label",  // fleet query results only
+};
 
 class TailMessageEncoderTest : public ::testing::Test {
  protected:
@@ -56,33 +88,20 @@ class TailMessageEncoderTest : public ::testing::Test {
     return r;
   }
 
-  // What the record is as a TailResponse, built with the protobuf API.
   v1::TailResponse Expected(const LiveRecord& r) const {
-    v1::TailResponse item;
-    v1::LiveEvent* e = item.mutable_event();
-    e->set_session_id(r.session);
-    e->set_pid(r.pid);
-    e->set_label(labels_.Text(r.label));
-    e->set_kind(static_cast<v1::LiveEvent::Kind>(r.kind));
-    e->set_parent_op_id(r.parent_op_id);
-    e->set_name(strings_.Text(r.name));
-    e->set_tag(strings_.Text(r.tag));
-    e->set_unix_ns(r.ts_ns);
-    e->set_thread(r.tid);
-    if (r.type == LiveRecordType::kInstant) {
-      if (r.kind != static_cast<uint8_t>(abi::EventKind::kMark)) e->set_value(r.value);
-      e->set_level(LevelToProto(static_cast<abi::LevelValue>(r.level)));
-      return item;
-    }
-    e->set_op_id(r.op_id);
-    e->set_source_location(strings_.Text(r.srcloc));
-    e->mutable_device()->set_target(TargetToProto(r.target));
-    e->mutable_device()->set_ordinal(r.device);
-    e->mutable_device()->set_stream(r.stream);
-    if ((r.known & kLiveDeviceDurationKnown) != 0) e->set_device_duration_ns(r.device_ns);
-    e->set_level(v1::LEVEL_TRACE);
-    if ((r.known & kLiveDurationKnown) != 0) e->set_duration_ns(r.duration_ns);
-    return item;
+    return testing::ExpectedTailItem(r, strings_, labels_);
+  }
+
+  // A span record with every value set; an ok span's 0 ns durations.
+  LiveRecord OkSpan() const {
+    LiveRecord r = Complete();
+    r.type = LiveRecordType::kSpan;
+    r.kind = static_cast<uint8_t>(SpanStatus::kOk);
+    r.duration_ns = 0;
+    r.device_ns = 0;
+    r.known = kLiveDeviceDurationKnown;
+    r.complete_tid = 2;
+    return r;
   }
 
   void ExpectEqual(const v1::TailResponse& actual, const v1::TailResponse& expected) {
@@ -169,22 +188,7 @@ TEST_F(TailMessageEncoderTest, Instants_MarkWithoutValueCounterWithItsValueAndLe
 }
 
 TEST_F(TailMessageEncoderTest, Batch_LagEventsAndSpanInOrder) {
-  LiveRecord span;
-  span.type = LiveRecordType::kSpan;
-  span.kind = static_cast<uint8_t>(SpanStatus::kOk);
-  span.session = 7;
-  span.op_id = 5;
-  span.name = name_;
-  span.tag = tag_;
-  span.srcloc = srcloc_;
-  span.ts_ns = 2000;
-  span.duration_ns = 0;
-  span.device_ns = 0;
-  span.known = kLiveDeviceDurationKnown;
-  span.tid = 1;
-  span.complete_tid = 2;
-  span.target = static_cast<uint8_t>(abi::TargetKind::kCpu);
-
+  const LiveRecord span = OkSpan();
   encoder_.Begin(true);
   encoder_.AddLag(123);
   encoder_.AddRecord(Complete());
@@ -194,24 +198,11 @@ TEST_F(TailMessageEncoderTest, Batch_LagEventsAndSpanInOrder) {
 
   v1::TailResponse expected;
   v1::TailBatch* batch = expected.mutable_batch();
-  v1::Lag* lag = batch->add_items()->mutable_lag();
-  lag->set_skipped(123);
-  lag->set_message("lagged, 123 live items skipped");
+  *batch->add_items() = testing::ExpectedLagItem(123);
   *batch->add_items() = Expected(Complete());
-  Span stored;
-  stored.op_id = 5;
-  stored.name = name_;
-  stored.tag = tag_;
-  stored.srcloc = srcloc_;
-  stored.start_ns = 2000;
-  stored.has_device_ns = true;
-  stored.launch_tid = 1;
-  stored.complete_tid = 2;
-  stored.target = span.target;
-  ToProto(
-      stored, 7, [&](StringId id) -> const std::string& { return strings_.Text(id); },
-      batch->add_items()->mutable_span());
+  *batch->add_items() = Expected(span);
   ExpectEqual(parsed, expected);
+  EXPECT_EQ(parsed.batch().items(0).lag().message(), "lagged, 123 live items skipped");
   EXPECT_TRUE(parsed.batch().items(2).span().has_duration_ns()) << "an ok span's 0 ns";
 }
 
@@ -223,6 +214,63 @@ TEST_F(TailMessageEncoderTest, BeginAgain_StartsAFreshMessage) {
   const v1::TailResponse parsed = Parse(encoder_.TakeMessage());
   ASSERT_TRUE(parsed.has_lag());
   EXPECT_EQ(parsed.lag().skipped(), 1u);
+}
+
+// Built from the schema: a field added to any message a Tail stream sends
+// (TailResponse and every message it nests) fails here until the encoder
+// writes it for records that set every value.
+TEST_F(TailMessageEncoderTest, Schema_EveryFieldOfEveryTailMessage_Written) {
+  LiveRecord complete = Complete();
+  complete.device_ns = 800;
+  complete.known = kLiveDurationKnown | kLiveDeviceDurationKnown;
+  LiveRecord counter;
+  counter.type = LiveRecordType::kInstant;
+  counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
+  counter.value = -3;
+  counter.level = static_cast<uint8_t>(abi::LevelValue::kDebug);
+  LiveRecord span = OkSpan();
+  span.duration_ns = 1500;
+  span.device_ns = 700;
+
+  std::set<const FieldDescriptor*> present;
+  // Each item alone and in a batch, parsed back by protobuf.
+  const auto collect = [&](bool batch, auto add_item) {
+    encoder_.Begin(batch);
+    add_item();
+    CollectPresentFields(Parse(encoder_.TakeMessage()), &present);
+  };
+  for (const bool batch : {false, true}) {
+    for (const LiveRecord& r : {complete, counter, span}) {
+      collect(batch, [&] { encoder_.AddRecord(r); });
+    }
+    collect(batch, [&] { encoder_.AddLag(4); });
+  }
+
+  std::set<std::string> not_written(std::begin(kFieldsTailNeverWrites),
+                                    std::end(kFieldsTailNeverWrites));
+  for (const std::string& name : not_written) {
+    EXPECT_NE(DescriptorPool::generated_pool()->FindFieldByName(name), nullptr)
+        << name << " is no field any more: remove it from kFieldsTailNeverWrites";
+  }
+  std::set<const Descriptor*> walked;
+  std::vector<const Descriptor*> to_walk = {v1::TailResponse::descriptor()};
+  while (!to_walk.empty()) {
+    const Descriptor* message = to_walk.back();
+    to_walk.pop_back();
+    if (!walked.insert(message).second) continue;
+    for (int i = 0; i < message->field_count(); ++i) {
+      const FieldDescriptor* field = message->field(i);
+      if (field->message_type() != nullptr) to_walk.push_back(field->message_type());
+      if (not_written.count(field->full_name()) != 0) continue;
+      EXPECT_TRUE(present.count(field) != 0) << field->full_name() << " (field " << field->number()
+                                             << ") is never written by TailMessageEncoder";
+    }
+  }
+  for (const Descriptor* message :
+       {v1::TailBatch::descriptor(), v1::LiveEvent::descriptor(), v1::Device::descriptor(),
+        v1::Span::descriptor(), v1::Lag::descriptor()}) {
+    EXPECT_TRUE(walked.count(message) != 0) << message->full_name() << " was not walked";
+  }
 }
 
 }  // namespace
