@@ -6,6 +6,7 @@
 #include "common/level_names.h"
 #include "common/op_line.h"
 #include "optrace/v1/level_numbers.h"
+#include "optrace/v1/target_numbers.h"
 
 namespace optrace::cli {
 namespace {
@@ -80,16 +81,7 @@ std::optional<v1::Level> ParseLevelWord(std::string_view text) {
 }
 
 abi::TargetKind ToTargetKind(v1::Target target) {
-  switch (target) {
-    case v1::TARGET_CPU:
-      return abi::TargetKind::kCpu;
-    case v1::TARGET_GPU:
-      return abi::TargetKind::kGpu;
-    case v1::TARGET_OTHER:
-      return abi::TargetKind::kOther;
-    default:
-      return abi::TargetKind::kNone;
-  }
+  return v1::KindFromTarget(target).value_or(abi::TargetKind::kNone);
 }
 
 std::string_view TargetWord(v1::Target target) { return TargetKindName(ToTargetKind(target)); }
@@ -97,8 +89,7 @@ std::string_view TargetWord(v1::Target target) { return TargetKindName(ToTargetK
 std::optional<v1::Target> ParseTargetWord(std::string_view text) {
   abi::TargetKind kind{};
   if (!ParseTargetKind(text, &kind)) return std::nullopt;
-  // TargetKind and Target share their numbers (cpu 1, gpu 2, other 3).
-  return static_cast<v1::Target>(static_cast<int>(kind));
+  return v1::TargetFromKind(kind);
 }
 
 std::string TargetWordList() {

@@ -1,47 +1,47 @@
 // The plain-row columns of an export, written down once: the CSV header
-// and rows, and the SQLite export's tables, come from these visitors.
+// and rows, and the SQLite export's tables, come from these visitors (a
+// span's fields from model/span_fields.h, which the forwarder shares).
 #ifndef OPTRACE_DAEMON_EXPORT_EXPORT_COLUMNS_H_
 #define OPTRACE_DAEMON_EXPORT_EXPORT_COLUMNS_H_
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "common/level_names.h"
 #include "common/op_line.h"
 #include "model/session_record.h"
 #include "model/span.h"
+#include "model/span_fields.h"
 #include "optrace/abi.h"
 
 namespace optrace::daemon {
 
-// A column whose value is a dictionary string: each writer resolves it
-// the way it needs (raw text, an escaped CSV field).
-struct DictText {
-  StringId id = 0;
-};
-
 // Calls visit(column name, value) for each column of an exported span, in
-// order. Values are uint64_t, int64_t, std::optional<uint64_t> (a measured
-// duration; nullopt when unknown), DictText or std::string_view (a fixed
-// word: target, status).
+// order: session_id, then the span's fields (VisitSpanFields). Values are
+// uint64_t, int64_t, std::optional<uint64_t> (a measured duration; nullopt
+// when unknown), DictText or std::string_view (a fixed word: target,
+// status).
 template <typename Visit>
 void VisitSpanColumns(SessionId session, const Span& span, Visit&& visit) {
   visit("session_id", uint64_t{session});
-  visit("op_id", span.op_id);
-  visit("parent_op_id", span.parent_op_id);
-  visit("name", DictText{span.name});
-  visit("tag", DictText{span.tag});
-  visit("source_location", DictText{span.srcloc});
-  visit("target", TargetKindName(static_cast<abi::TargetKind>(span.target)));
-  visit("device", uint64_t{span.device});
-  visit("stream", uint64_t{span.stream});
-  visit("start_unix_ns", span.start_ns);
-  visit("duration_ns", KnownDuration(span));
-  visit("device_duration_ns", KnownDeviceDuration(span));
-  visit("launch_thread", uint64_t{span.launch_tid});
-  visit("complete_thread", uint64_t{span.complete_tid});
-  visit("status", SpanStatusName(span.status));
+  VisitSpanFields(span, [&](std::string_view name, const auto& value) {
+    using Value = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<Value, TargetByte>) {
+      visit(name, TargetKindName(static_cast<abi::TargetKind>(value.kind)));
+    } else if constexpr (std::is_same_v<Value, SpanStatus>) {
+      visit(name, SpanStatusName(value));
+    } else if constexpr (std::is_same_v<Value, MeasuredNs>) {
+      visit(name, value.known ? std::optional<uint64_t>(value.ns) : std::nullopt);
+    } else if constexpr (std::is_same_v<Value, DictText>) {
+      visit(name, value);
+    } else if constexpr (std::is_signed_v<Value>) {
+      visit(name, int64_t{value});
+    } else {
+      visit(name, uint64_t{value});
+    }
+  });
 }
 
 // "mark" or "counter" (anything else: "unknown").

@@ -1,46 +1,41 @@
 #include "forward/span_rows.h"
 
-#include <array>
+#include <iterator>
+#include <type_traits>
+#include <vector>
+
+#include "model/span_fields.h"
 
 namespace optrace::daemon {
 namespace {
 
-constexpr std::array<std::string_view, 24> kColumns = {
-    "node",
-    "store_id",
-    "page_id",
-    "page_index",
-    "session_id",
-    "label",
-    "pid",
-    "uid",
-    "executable",
-    "session_start_unix_ns",
-    "op_id",
-    "parent_op_id",
-    "name",
-    "tag",
-    "source_location",
-    "target",
-    "device",
-    "stream",
-    "start_unix_ns",
-    "duration_ns",
-    "device_duration_ns",
-    "launch_thread",
-    "complete_thread",
-    "status",
+// The columns in front of the span's fields: where the row comes from and
+// its session's metadata.
+constexpr std::string_view kPageColumns[] = {
+    "node",  "store_id", "page_id", "page_index", "session_id",
+    "label", "pid",      "uid",     "executable", "session_start_unix_ns",
 };
+
+std::vector<std::string_view> MakeColumns() {
+  std::vector<std::string_view> columns(std::begin(kPageColumns), std::end(kPageColumns));
+  VisitSpanFields(Span{}, [&](std::string_view name, const auto&) { columns.push_back(name); });
+  return columns;
+}
 
 }  // namespace
 
-std::span<const std::string_view> SpanColumns() { return kColumns; }
+std::span<const std::string_view> SpanColumns() {
+  static const std::vector<std::string_view> kColumns = MakeColumns();
+  return kColumns;
+}
 
 std::string SpanInsertStatement(std::string_view table) {
   std::string sql = "INSERT INTO " + std::string(table) + " (";
-  for (size_t i = 0; i < kColumns.size(); ++i) {
-    if (i > 0) sql += ", ";
-    sql += kColumns[i];
+  bool first = true;
+  for (const std::string_view column : SpanColumns()) {
+    if (!first) sql += ", ";
+    first = false;
+    sql += column;
   }
   return sql + ") FORMAT RowBinary";
 }
@@ -59,20 +54,20 @@ void AppendSpanRow(const SpanPageContext& page, uint32_t page_index, const Span&
   out->Int<uint32_t>(session.uid);
   out->String(session.executable);
   out->Int<int64_t>(session.start_ns);
-  out->Int<uint64_t>(span.op_id);
-  out->Int<uint64_t>(span.parent_op_id);
-  out->String(strings(span.name));
-  out->String(strings(span.tag));
-  out->String(strings(span.srcloc));
-  out->Int<int8_t>(static_cast<int8_t>(TargetToProto(span.target)));
-  out->Int<uint16_t>(span.device);
-  out->Int<uint32_t>(span.stream);
-  out->Int<int64_t>(span.start_ns);
-  out->Int<uint64_t>(span.duration_ns);
-  out->Int<uint64_t>(span.device_ns);
-  out->Int<uint32_t>(span.launch_tid);
-  out->Int<uint32_t>(span.complete_tid);
-  out->Int<int8_t>(static_cast<int8_t>(StatusToProto(span.status)));
+  VisitSpanFields(span, [&](std::string_view, const auto& value) {
+    using Value = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<Value, DictText>) {
+      out->String(strings(value.id));
+    } else if constexpr (std::is_same_v<Value, TargetByte>) {
+      out->Int<int8_t>(static_cast<int8_t>(TargetToProto(value.kind)));
+    } else if constexpr (std::is_same_v<Value, SpanStatus>) {
+      out->Int<int8_t>(static_cast<int8_t>(StatusToProto(value)));
+    } else if constexpr (std::is_same_v<Value, MeasuredNs>) {
+      out->Int<uint64_t>(value.ns);  // as stored: the table has no NULL
+    } else {
+      out->Int<Value>(value);  // the field's own width
+    }
+  });
 }
 
 }  // namespace optrace::daemon

@@ -29,7 +29,8 @@ struct SpanPageContext {
   SessionId session_id = 0;
 };
 
-// The columns, in the order AppendSpanRow writes them.
+// The columns, in the order AppendSpanRow writes them: the page's and its
+// session's, then the span's fields (VisitSpanFields, model/span_fields.h).
 std::span<const std::string_view> SpanColumns();
 
 // "INSERT INTO `table` (node, store_id, ...) FORMAT RowBinary".

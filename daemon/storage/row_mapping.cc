@@ -12,60 +12,24 @@ class RowBinder {
  public:
   RowBinder(SqliteStatement& statement, int first) : statement_(statement), next_(first) {}
 
+  // Text is borrowed (SqliteStatement::BindText); a SessionState is
+  // stored as its name.
   template <typename T>
-  RowBinder& Add(T value) {
-    if constexpr (std::is_convertible_v<T, std::string_view>) {
+  void Add(const T& value) {
+    if constexpr (std::is_same_v<T, SessionState>) {
+      statement_.BindText(next_++, SessionStateName(value));
+    } else if constexpr (std::is_convertible_v<T, std::string_view>) {
       statement_.BindText(next_++, value);
     } else if constexpr (std::is_signed_v<T>) {
       statement_.BindInt64(next_++, value);
     } else {
       statement_.BindUint64(next_++, value);
     }
-    return *this;
   }
 
  private:
   SqliteStatement& statement_;
   int next_;
-};
-
-// Reads consecutive columns, checking that each integer fits its field: a
-// database file can be damaged or edited, and a value that does not fit
-// must not silently become another one.
-class RowReader {
- public:
-  RowReader(const SqliteStatement& statement, int first) : statement_(statement), next_(first) {}
-
-  template <typename T>
-  void Next(T* out) {
-    const int column = next_++;
-    if constexpr (std::is_same_v<T, std::string>) {
-      *out = std::string(statement_.ColumnText(column));
-    } else if constexpr (std::is_same_v<T, uint64_t>) {
-      *out = statement_.ColumnUint64(column);  // stored as its bits
-    } else {
-      const int64_t value = statement_.ColumnInt64(column);
-      if (value < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-          (value > 0 && static_cast<uint64_t>(value) > std::numeric_limits<T>::max())) {
-        Fail(column, "value " + std::to_string(value) + " out of range");
-        return;
-      }
-      *out = static_cast<T>(value);
-    }
-  }
-
-  void Fail(int column, const std::string& problem) {
-    if (!status_.ok()) return;
-    status_ = Status::InvalidArgument("column " + std::string(statement_.ColumnName(column)) +
-                                      ": " + problem);
-  }
-  int last_column() const { return next_ - 1; }
-  const Status& status() const { return status_; }
-
- private:
-  const SqliteStatement& statement_;
-  int next_;
-  Status status_;
 };
 
 // The stored names of SessionState (SessionStateName), back to the enum.
@@ -80,6 +44,159 @@ bool ParseSessionState(std::string_view name, SessionState* state) {
   return false;
 }
 
+// Reads consecutive columns, checking that each integer fits its field: a
+// database file can be damaged or edited, and a value that does not fit
+// must not silently become another one.
+class RowReader {
+ public:
+  RowReader(const SqliteStatement& statement, int first) : statement_(statement), next_(first) {}
+
+  template <typename T>
+  void Next(T* out) {
+    const int column = next_++;
+    if constexpr (std::is_same_v<T, std::string>) {
+      *out = std::string(statement_.ColumnText(column));
+    } else if constexpr (std::is_same_v<T, SessionState>) {
+      const std::string_view name = statement_.ColumnText(column);
+      if (!ParseSessionState(name, out)) Fail(column, "unknown state " + std::string(name));
+    } else if constexpr (std::is_same_v<T, uint64_t>) {
+      *out = statement_.ColumnUint64(column);  // stored as its bits
+    } else {
+      const int64_t value = statement_.ColumnInt64(column);
+      if (value < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+          (value > 0 && static_cast<uint64_t>(value) > std::numeric_limits<T>::max())) {
+        Fail(column, "value " + std::to_string(value) + " out of range");
+        return;
+      }
+      *out = static_cast<T>(value);
+    }
+  }
+
+  // The first failure of the row's reads; Ok when every value fitted.
+  const Status& status() const { return status_; }
+
+ private:
+  void Fail(int column, const std::string& problem) {
+    if (!status_.ok()) return;
+    status_ = Status::InvalidArgument("column " + std::string(statement_.ColumnName(column)) +
+                                      ": " + problem);
+  }
+
+  const SqliteStatement& statement_;
+  int next_;
+  Status status_;
+};
+
+// Each table's columns in schema order, as X(column, field): `field` is
+// the record's member that the column holds. The column text, the count,
+// Bind and Read below all expand these lists.
+#define OPTRACE_SESSION_COLUMNS(X)                  \
+  X(id, id)                                         \
+  X(segment_name, segment_name)                     \
+  X(pid, pid)                                       \
+  X(uid, uid)                                       \
+  X(executable, executable)                         \
+  X(command_line, command_line)                     \
+  X(label, label)                                   \
+  X(start_ns, start_ns)                             \
+  X(end_ns, end_ns)                                 \
+  X(state, state)                                   \
+  X(events, events)                                 \
+  X(spans, spans)                                   \
+  X(instants, instants)                             \
+  X(open_ops, open_ops)                             \
+  X(dropped_ring_full, dropped_ring_full)           \
+  X(dropped_no_ring, dropped_no_ring)               \
+  X(dropped_shed, dropped_shed)                     \
+  X(dropped_daemon_restart, dropped_daemon_restart) \
+  X(dropped_invalid, dropped_invalid)               \
+  X(strings_dropped, strings_dropped)               \
+  X(names_capped, names_capped)
+
+#define OPTRACE_INSTANT_COLUMNS(X) \
+  X(ts_ns, ts_ns)                  \
+  X(kind, kind)                    \
+  X(level, level)                  \
+  X(name, name)                    \
+  X(tag, tag)                      \
+  X(tid, tid)                      \
+  X(parent_op_id, parent_op_id)    \
+  X(value, value)
+
+#define OPTRACE_HALF_OP_COLUMNS(X) \
+  X(op_id, op_id)                  \
+  X(kind, kind)                    \
+  X(ts_ns, ts_ns)                  \
+  X(raw_ts, raw_ts)                \
+  X(parent_op_id, parent_op_id)    \
+  X(device_ns, device_ns)          \
+  X(name, name)                    \
+  X(tag, tag)                      \
+  X(srcloc, srcloc)                \
+  X(tid, tid)                      \
+  X(stream, stream)                \
+  X(device, device)                \
+  X(target, target)                \
+  X(has_device_ns, has_device_ns)
+
+// Fields of an OpAggregateRow. min_ns and max_ns stay last: BindOpAggregate
+// binds them NULL without an ok span.
+#define OPTRACE_OP_AGGREGATE_COLUMNS(X) \
+  X(session_id, key.session)            \
+  X(name, key.name)                     \
+  X(tag, key.tag)                       \
+  X(target, key.target)                 \
+  X(device, key.device)                 \
+  X(count, totals.count)                \
+  X(ok_count, totals.ok_count)          \
+  X(total_ns, totals.total_ns)          \
+  X(min_ns, totals.min_ns)              \
+  X(max_ns, totals.max_ns)
+
+// The pieces each list expands into: ", a, b, c", "0 + 1 + 1 + 1", and
+// one visit(field) per column.
+#define OPTRACE_COLUMN_TEXT(column, field) ", " #column
+#define OPTRACE_COLUMN_ONE(column, field) +1
+#define OPTRACE_VISIT_FIELD(column, field) visit(record.field);
+
+// A list's column text without the separator in front of its first column.
+consteval const char* WithoutLeadingSeparator(std::string_view separated) {
+  return separated.substr(std::string_view(", ").size()).data();
+}
+
+// Calls visit(field) for each column's field of `record`, in column order;
+// the record is const when binding and mutable when reading.
+constexpr auto kSessionFields = [](auto& record, auto&& visit) {
+  OPTRACE_SESSION_COLUMNS(OPTRACE_VISIT_FIELD)
+};
+constexpr auto kInstantFields = [](auto& record, auto&& visit) {
+  OPTRACE_INSTANT_COLUMNS(OPTRACE_VISIT_FIELD)
+};
+constexpr auto kHalfOpFields = [](auto& record, auto&& visit) {
+  OPTRACE_HALF_OP_COLUMNS(OPTRACE_VISIT_FIELD)
+};
+constexpr auto kOpAggregateFields = [](auto& record, auto&& visit) {
+  OPTRACE_OP_AGGREGATE_COLUMNS(OPTRACE_VISIT_FIELD)
+};
+
+// Binds the fields of `record` to the parameters from `first`. Text
+// fields are borrowed: `record` must outlive the statement's execution.
+template <typename Record, typename Fields>
+void BindFields(SqliteStatement& statement, int first, const Record& record, Fields fields) {
+  RowBinder binder(statement, first);
+  fields(record, [&](const auto& field) { binder.Add(field); });
+}
+
+// Reads a record from the columns of the current row from `first`.
+template <typename Record, typename Fields>
+Result<Record> ReadFields(const SqliteStatement& statement, int first, Fields fields) {
+  Record record;
+  RowReader row(statement, first);
+  fields(record, [&](auto& field) { row.Next(&field); });
+  if (!row.status().ok()) return row.status();
+  return record;
+}
+
 }  // namespace
 
 std::string Placeholders(int count) {
@@ -89,176 +206,69 @@ std::string Placeholders(int count) {
 }
 
 const char* const kSessionColumns =
-    "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, state, "
-    "events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, dropped_shed, "
-    "dropped_daemon_restart, dropped_invalid, strings_dropped, names_capped";
+    WithoutLeadingSeparator(OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_TEXT));
+const int kSessionColumnCount = 0 OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_ONE);
 
-void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& r) {
-  RowBinder(statement, first)
-      .Add(r.id)
-      .Add(std::string_view(r.segment_name))
-      .Add(r.pid)
-      .Add(r.uid)
-      .Add(std::string_view(r.executable))
-      .Add(std::string_view(r.command_line))
-      .Add(std::string_view(r.label))
-      .Add(r.start_ns)
-      .Add(r.end_ns)
-      .Add(SessionStateName(r.state))
-      .Add(r.events)
-      .Add(r.spans)
-      .Add(r.instants)
-      .Add(r.open_ops)
-      .Add(r.dropped_ring_full)
-      .Add(r.dropped_no_ring)
-      .Add(r.dropped_shed)
-      .Add(r.dropped_daemon_restart)
-      .Add(r.dropped_invalid)
-      .Add(r.strings_dropped)
-      .Add(r.names_capped);
+void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record) {
+  BindFields(statement, first, record, kSessionFields);
 }
 
 Result<SessionRecord> ReadSessionRecord(const SqliteStatement& statement, int first) {
-  SessionRecord r;
-  RowReader row(statement, first);
-  std::string state;
-  row.Next(&r.id);
-  row.Next(&r.segment_name);
-  row.Next(&r.pid);
-  row.Next(&r.uid);
-  row.Next(&r.executable);
-  row.Next(&r.command_line);
-  row.Next(&r.label);
-  row.Next(&r.start_ns);
-  row.Next(&r.end_ns);
-  row.Next(&state);
-  if (!ParseSessionState(state, &r.state)) row.Fail(row.last_column(), "unknown state " + state);
-  row.Next(&r.events);
-  row.Next(&r.spans);
-  row.Next(&r.instants);
-  row.Next(&r.open_ops);
-  row.Next(&r.dropped_ring_full);
-  row.Next(&r.dropped_no_ring);
-  row.Next(&r.dropped_shed);
-  row.Next(&r.dropped_daemon_restart);
-  row.Next(&r.dropped_invalid);
-  row.Next(&r.strings_dropped);
-  row.Next(&r.names_capped);
-  if (!row.status().ok()) return row.status();
-  return r;
+  return ReadFields<SessionRecord>(statement, first, kSessionFields);
 }
 
-const char* const kInstantColumns = "ts_ns, kind, level, name, tag, tid, parent_op_id, value";
+const char* const kInstantColumns =
+    WithoutLeadingSeparator(OPTRACE_INSTANT_COLUMNS(OPTRACE_COLUMN_TEXT));
+const int kInstantColumnCount = 0 OPTRACE_INSTANT_COLUMNS(OPTRACE_COLUMN_ONE);
 
-void BindInstant(SqliteStatement& statement, int first, const Instant& i) {
-  RowBinder(statement, first)
-      .Add(i.ts_ns)
-      .Add(i.kind)
-      .Add(i.level)
-      .Add(i.name)
-      .Add(i.tag)
-      .Add(i.tid)
-      .Add(i.parent_op_id)
-      .Add(i.value);
+void BindInstant(SqliteStatement& statement, int first, const Instant& instant) {
+  BindFields(statement, first, instant, kInstantFields);
 }
 
 Result<Instant> ReadInstant(const SqliteStatement& statement, int first) {
-  Instant i;
-  RowReader row(statement, first);
-  row.Next(&i.ts_ns);
-  row.Next(&i.kind);
-  row.Next(&i.level);
-  row.Next(&i.name);
-  row.Next(&i.tag);
-  row.Next(&i.tid);
-  row.Next(&i.parent_op_id);
-  row.Next(&i.value);
-  if (!row.status().ok()) return row.status();
-  return i;
+  return ReadFields<Instant>(statement, first, kInstantFields);
 }
 
 const char* const kHalfOpColumns =
-    "op_id, kind, ts_ns, raw_ts, parent_op_id, device_ns, name, tag, srcloc, tid, stream, "
-    "device, target, has_device_ns";
+    WithoutLeadingSeparator(OPTRACE_HALF_OP_COLUMNS(OPTRACE_COLUMN_TEXT));
+const int kHalfOpColumnCount = 0 OPTRACE_HALF_OP_COLUMNS(OPTRACE_COLUMN_ONE);
 
-void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& h) {
-  RowBinder(statement, first)
-      .Add(h.op_id)
-      .Add(h.kind)
-      .Add(h.ts_ns)
-      .Add(h.raw_ts)
-      .Add(h.parent_op_id)
-      .Add(h.device_ns)
-      .Add(h.name)
-      .Add(h.tag)
-      .Add(h.srcloc)
-      .Add(h.tid)
-      .Add(h.stream)
-      .Add(h.device)
-      .Add(h.target)
-      .Add(h.has_device_ns);
+void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& half) {
+  BindFields(statement, first, half, kHalfOpFields);
 }
 
 Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first) {
-  HalfOp h;
-  RowReader row(statement, first);
-  row.Next(&h.op_id);
-  row.Next(&h.kind);
-  row.Next(&h.ts_ns);
-  row.Next(&h.raw_ts);
-  row.Next(&h.parent_op_id);
-  row.Next(&h.device_ns);
-  row.Next(&h.name);
-  row.Next(&h.tag);
-  row.Next(&h.srcloc);
-  row.Next(&h.tid);
-  row.Next(&h.stream);
-  row.Next(&h.device);
-  row.Next(&h.target);
-  row.Next(&h.has_device_ns);
-  if (!row.status().ok()) return row.status();
-  return h;
+  return ReadFields<HalfOp>(statement, first, kHalfOpFields);
 }
 
 const char* const kOpAggregateColumns =
-    "session_id, name, tag, target, device, count, ok_count, total_ns, min_ns, max_ns";
+    WithoutLeadingSeparator(OPTRACE_OP_AGGREGATE_COLUMNS(OPTRACE_COLUMN_TEXT));
+const int kOpAggregateColumnCount = 0 OPTRACE_OP_AGGREGATE_COLUMNS(OPTRACE_COLUMN_ONE);
+static_assert(std::string_view(OPTRACE_OP_AGGREGATE_COLUMNS(OPTRACE_COLUMN_TEXT))
+                  .ends_with(", min_ns, max_ns"),
+              "BindOpAggregate rebinds the last two columns");
 
 void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
                      const OpAggregate& totals) {
-  RowBinder(statement, first)
-      .Add(key.session)
-      .Add(key.name)
-      .Add(key.tag)
-      .Add(key.target)
-      .Add(key.device)
-      .Add(totals.count)
-      .Add(totals.ok_count)
-      .Add(totals.total_ns);
-  const int min_index = first + 8;
-  if (totals.ok_count == 0) {
+  // A temporary row is safe to bind: its fields are integers, not borrowed text.
+  BindFields(statement, first, OpAggregateRow{key, totals}, kOpAggregateFields);
+  if (totals.ok_count == 0) {  // no ok span: no minimum or maximum
+    const int min_index = first + kOpAggregateColumnCount - 2;
     statement.BindNull(min_index);
     statement.BindNull(min_index + 1);
-  } else {
-    statement.BindUint64(min_index, totals.min_ns);
-    statement.BindUint64(min_index + 1, totals.max_ns);
   }
 }
 
 Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first) {
-  OpAggregateRow a;
-  RowReader row(statement, first);
-  row.Next(&a.key.session);
-  row.Next(&a.key.name);
-  row.Next(&a.key.tag);
-  row.Next(&a.key.target);
-  row.Next(&a.key.device);
-  row.Next(&a.totals.count);
-  row.Next(&a.totals.ok_count);
-  row.Next(&a.totals.total_ns);
-  row.Next(&a.totals.min_ns);  // NULL (no ok span) reads as 0
-  row.Next(&a.totals.max_ns);
-  if (!row.status().ok()) return row.status();
-  return a;
+  return ReadFields<OpAggregateRow>(statement, first, kOpAggregateFields);  // NULL reads as 0
 }
+
+#undef OPTRACE_SESSION_COLUMNS
+#undef OPTRACE_INSTANT_COLUMNS
+#undef OPTRACE_HALF_OP_COLUMNS
+#undef OPTRACE_OP_AGGREGATE_COLUMNS
+#undef OPTRACE_COLUMN_TEXT
+#undef OPTRACE_COLUMN_ONE
+#undef OPTRACE_VISIT_FIELD
 
 }  // namespace optrace::daemon

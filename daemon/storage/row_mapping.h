@@ -1,7 +1,8 @@
 // How the model's records map to table rows: the column lists and the
 // functions that bind a record to statement parameters or read one back
-// from a result row. Writer and reader both use these, so that the column
-// order is written down once.
+// from a result row. Writer and reader both use these, and each table's
+// columns are one list in row_mapping.cc from which its column text, count,
+// Bind and Read all derive, so that the column order is written down once.
 #ifndef OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_
 #define OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_
 
@@ -20,7 +21,7 @@ std::string Placeholders(int count);
 
 // sessions: every column, id first.
 extern const char* const kSessionColumns;
-inline constexpr int kSessionColumnCount = 21;
+extern const int kSessionColumnCount;
 // Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);
 // Reads a row selected with kSessionColumns starting at column `first`.
@@ -29,20 +30,24 @@ Result<SessionRecord> ReadSessionRecord(const SqliteStatement& statement, int fi
 
 // instants: every column but session_id.
 extern const char* const kInstantColumns;
-inline constexpr int kInstantColumnCount = 8;
+extern const int kInstantColumnCount;
+// As for sessions: kInstantColumnCount parameters from `first`, and a row
+// selected with kInstantColumns; errors name the out-of-range column.
 void BindInstant(SqliteStatement& statement, int first, const Instant& instant);
 Result<Instant> ReadInstant(const SqliteStatement& statement, int first);
 
 // open_halves: every column but session_id.
 extern const char* const kHalfOpColumns;
-inline constexpr int kHalfOpColumnCount = 14;
+extern const int kHalfOpColumnCount;
+// As for sessions, with kHalfOpColumns.
 void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& half);
 Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first);
 
 // op_aggregates: every column, session_id first.
 extern const char* const kOpAggregateColumns;
-inline constexpr int kOpAggregateColumnCount = 10;
-// Binds min_ns and max_ns as NULL when totals.ok_count == 0.
+extern const int kOpAggregateColumnCount;
+// Binds min_ns and max_ns as NULL when totals.ok_count == 0; reads NULL
+// as 0. Otherwise as for sessions, with kOpAggregateColumns.
 void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
                      const OpAggregate& totals);
 Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first);

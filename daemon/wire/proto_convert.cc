@@ -1,6 +1,7 @@
 #include "wire/proto_convert.h"
 
 #include "optrace/v1/level_numbers.h"
+#include "optrace/v1/target_numbers.h"
 
 namespace optrace::daemon {
 
@@ -55,17 +56,8 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
 }
 
 v1::Target TargetToProto(uint8_t target_kind) {
-  switch (static_cast<abi::TargetKind>(target_kind)) {
-    case abi::TargetKind::kCpu:
-      return v1::TARGET_CPU;
-    case abi::TargetKind::kGpu:
-      return v1::TARGET_GPU;
-    case abi::TargetKind::kOther:
-      return v1::TARGET_OTHER;
-    case abi::TargetKind::kNone:
-      break;
-  }
-  return v1::TARGET_UNSPECIFIED;
+  if (target_kind > abi::kMaxTargetKind) return v1::TARGET_UNSPECIFIED;
+  return v1::TargetFromKind(static_cast<abi::TargetKind>(target_kind));
 }
 
 v1::SpanStatus StatusToProto(SpanStatus status) {
@@ -107,16 +99,9 @@ std::optional<abi::LevelValue> LevelFromProto(v1::Level level) {
 }
 
 std::optional<abi::TargetKind> TargetFromProto(v1::Target target) {
-  switch (target) {
-    case v1::TARGET_CPU:
-      return abi::TargetKind::kCpu;
-    case v1::TARGET_GPU:
-      return abi::TargetKind::kGpu;
-    case v1::TARGET_OTHER:
-      return abi::TargetKind::kOther;
-    default:
-      return std::nullopt;
-  }
+  const std::optional<abi::TargetKind> kind = v1::KindFromTarget(target);
+  if (kind == abi::TargetKind::kNone) return std::nullopt;
+  return kind;
 }
 
 std::optional<SpanStatus> StatusFromProto(v1::SpanStatus status) {

@@ -20,6 +20,9 @@ using StringLookup = std::function<const std::string&(StringId)>;
 
 void ToProto(const Span& span, SessionId session, const StringLookup& strings, v1::Span* out);
 void ToProto(const SessionRecord& record, v1::Session* out);
+// A stored target byte (abi::TargetKind) as the API's Target
+// (v1::TargetFromKind); TARGET_UNSPECIFIED for kNone and for a byte that is
+// no kind.
 v1::Target TargetToProto(uint8_t target_kind);
 v1::SpanStatus StatusToProto(SpanStatus status);
 v1::SessionState StateToProto(SessionState state);
@@ -28,7 +31,8 @@ v1::Level LevelToProto(abi::LevelValue level);
 // LEVEL_UNSPECIFIED and unknown values give nullopt.
 std::optional<abi::LevelValue> LevelFromProto(v1::Level level);
 
-// TARGET_UNSPECIFIED and unknown values give nullopt.
+// The ABI's kind (v1::KindFromTarget); TARGET_UNSPECIFIED and unknown
+// values give nullopt.
 std::optional<abi::TargetKind> TargetFromProto(v1::Target target);
 
 // SPAN_STATUS_UNSPECIFIED and unknown values give nullopt.

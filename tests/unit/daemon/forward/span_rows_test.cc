@@ -19,6 +19,17 @@ TEST(SpanRowsTest, InsertStatement_NamesEveryColumnInOrder) {
   EXPECT_NE(sql.find("complete_thread, status) FORMAT RowBinary"), std::string::npos) << sql;
 }
 
+// The whole column list, as deploy/clickhouse/spans_table.sql orders it:
+// the page's columns and then the span's fields (model/span_fields.h).
+TEST(SpanRowsTest, InsertStatement_PageColumnsThenSpanFields_ExactText) {
+  EXPECT_EQ(SpanInsertStatement("t"),
+            "INSERT INTO t (node, store_id, page_id, page_index, session_id, label, pid, uid, "
+            "executable, session_start_unix_ns, op_id, parent_op_id, name, tag, "
+            "source_location, target, device, stream, start_unix_ns, duration_ns, "
+            "device_duration_ns, launch_thread, complete_thread, status) FORMAT RowBinary");
+  EXPECT_EQ(SpanColumns().size(), 24u);
+}
+
 TEST(SpanRowsTest, AppendSpanRow_EveryField_ReadBackInColumnOrder) {
   const std::map<StringId, std::string> strings = {
       {1, "matmul"}, {2, "matmul_8x8_f32"}, {3, "gemm.cc:12"}};
