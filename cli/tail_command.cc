@@ -1,7 +1,6 @@
 #include "tail_command.h"
 
 #include <fmt/core.h>
-#include <google/protobuf/arena.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "json_convert.h"
 #include "rpc_error.h"
 #include "tail_line.h"
+#include "tail_stream.h"
 #include "terminal.h"
 
 namespace optrace::cli {
@@ -47,21 +47,15 @@ int RunTail(Connection& connection, const TailOptions& options) {
       fmt::print("{}\n", FormatTailLine(item, options.verbose, palette));
     }
   };
-  // Each message is parsed onto an arena reset before the next: a batch's
-  // items cost a few block allocations, not several allocations each.
-  google::protobuf::Arena arena;
-  while (true) {
-    arena.Reset();
-    auto* response = google::protobuf::Arena::CreateMessage<v1::TailResponse>(&arena);
-    if (!reader->Read(response)) break;
-    if (response->has_batch()) {
-      for (const v1::TailResponse& item : response->batch().items()) print(item);
+  ReadTailStream(*reader, [&](const v1::TailResponse& response) {
+    if (response.has_batch()) {
+      for (const v1::TailResponse& item : response.batch().items()) print(item);
     } else {
-      print(*response);
+      print(response);
     }
     // One flush per message read: prompt on a terminal, few writes in a pipe.
     std::fflush(stdout);
-  }
+  });
   const grpc::Status status = reader->Finish();
   if (interrupts.interrupted()) return kExitOk;
   if (!status.ok())
