@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 
+#include "common/level_names.h"
 #include "exit_codes.h"
 #include "interrupt_watcher.h"
 #include "json_convert.h"
+#include "proto_names.h"
 #include "rpc_error.h"
 #include "tail_line.h"
 #include "tail_stream.h"
@@ -63,6 +66,34 @@ int RunTail(Connection& connection, const TailOptions& options) {
         ErrorFromRpc(status, connection.address(),
                      options.session_id != 0 ? std::optional(options.session_id) : std::nullopt));
   return kExitOk;
+}
+
+CommandSpec DescribeTailCommand() {
+  auto options = std::make_shared<TailOptions>();
+  CommandSpec tail("tail", "show live op events as they happen");
+  tail.footer =
+      "Lines look like\n  [OP] LAUNCH elementwise [id=40028] target=cpu:0\n"
+      "Examples:\n  optrace tail --level=trace\n  optrace tail --pid 1234 -v\n"
+      "  optrace tail --spans --min-duration 1ms --target gpu --json";
+  tail.AddWord("--level", Word(&options->level, ParseLevelWord, std::string(LevelNameList())),
+               "show events up to this level, raising producers to it while the tail runs");
+  tail.Add("--session", &options->session_id, "only this session")
+      .Excludes("--pid")
+      .Excludes("--label");
+  tail.Add("--pid", &options->pid, "only this process").Excludes("--label");
+  tail.Add("--label", &options->label, "only sessions with this label");
+  tail.Add("--name", &options->name_pattern, "only ops whose name or tag matches this RE2 pattern");
+  tail.AddWord("--target", Word(&options->target, ParseTargetWord, TargetWordList()),
+               "only ops on this kind of device");
+  tail.Add("--device", &options->device, "only ops on this device ordinal");
+  tail.AddFlag("--spans", &options->spans,
+               "show completed spans (with durations) instead of events");
+  tail.AddDuration("--min-duration", &options->min_duration_ns,
+                   "only spans at least this long, e.g. 1ms (implies --spans)");
+  tail.AddFlag("-v,--verbose", &options->verbose, "append pid, tag, duration and source location");
+  tail.AddJsonFlag(&options->json, "one JSON object per line");
+  tail.run = [options](Connection& connection) { return RunTail(connection, *options); };
+  return tail;
 }
 
 }  // namespace optrace::cli
