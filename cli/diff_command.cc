@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
 #include <vector>
 
 #include "exit_codes.h"
 #include "fleet_filter.h"
 #include "human_format.h"
 #include "json_convert.h"
+#include "proto_names.h"
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
@@ -221,6 +223,36 @@ int RunDiff(Connection& connection, const DiffOptions& options) {
       {{{"session_a", ToJson(sessions[0].session())}, {"session_b", ToJson(sessions[1].session())}},
        SessionTitle(sessions[0].session()),
        SessionTitle(sessions[1].session())});
+}
+
+CommandSpec DescribeDiffCommand() {
+  struct Parsed {
+    DiffOptions options;
+    std::string a, b;  // A and B as given: session ids or fleet selectors
+  };
+  auto parsed = std::make_shared<Parsed>();
+  DiffOptions& options = parsed->options;
+  CommandSpec diff("diff", "compare two sessions op by op");
+  diff.footer =
+      "Examples:\n  optrace diff 12 13\n  optrace diff 12 13 --by tag --json\n"
+      "  optrace diff --fleet gpu-3 gpu-7 --since 1h\n"
+      "  optrace diff --fleet label=unfused label=fused --by tag";
+  diff.Add("A", &parsed->a,
+           "the first session id (with --fleet: a node, node=NODE, "
+           "label=LABEL, both comma-separated, or *)")
+      .Required();
+  diff.Add("B", &parsed->b, "the second session id (with --fleet: as A)").Required();
+  diff.AddWord("--by", Word(&options.by, ParseCompareByWord, CompareByWordList()), "group ops by");
+  diff.AddFlag("--fleet", &options.fleet,
+               "compare spans of the fleet, from the ClickHouse the daemon forwards to, not two "
+               "sessions");
+  for (OptionSpec* filter : AddOpFilterOptions(diff, &options.filter)) {
+    filter->Needs("--fleet").Group("Fleet filters (with --fleet)");
+  }
+  diff.AddJsonFlag(&options.json, "the comparison");
+  diff.check = [parsed] { return ParseDiffSides(parsed->a, parsed->b, &parsed->options); };
+  diff.run = [parsed](Connection& connection) { return RunDiff(connection, parsed->options); };
+  return diff;
 }
 
 }  // namespace optrace::cli

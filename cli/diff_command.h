@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_error.h"
+#include "command_spec.h"
 #include "connection.h"
 #include "op_filter.h"
 #include "optrace/v1/optrace.pb.h"
@@ -54,6 +55,10 @@ std::string RenderDiffTable(const v1::CompareSessionsResponse& comparison, v1::G
 // Fits `width` (0: no limit) by cutting the first column.
 std::string RenderFusionTable(const v1::CompareSessionsResponse& comparison, size_t width,
                               const Palette& palette);
+
+// `optrace diff`: its options, bound to DiffOptions it owns, the check of A
+// and B (ParseDiffSides), and RunDiff.
+CommandSpec DescribeDiffCommand();
 
 }  // namespace optrace::cli
 

@@ -111,4 +111,21 @@ int RunExport(Connection& connection, const ExportOptions& options) {
   return kExitOk;
 }
 
+CommandSpec DescribeExportCommand() {
+  auto options = std::make_shared<ExportOptions>();
+  CommandSpec exp("export", "write a session to a file");
+  exp.footer =
+      "Examples:\n  optrace export 12 --format chrome -o run.json\n"
+      "  optrace export 12 --format perfetto -o run.pftrace\n"
+      "  optrace export 12 --format csv -o run.csv\n"
+      "  optrace export 12 --format sqlite -o run.db";
+  exp.Add("SESSION", &options->session_id, "the session id").Required();
+  exp.AddWord("--format", Word(&options->format, ParseExportFormatWord, ExportFormatWordList()),
+              "the file format")
+      .Required();
+  exp.Add("-o,--output", &options->output, "the file to write").Required();
+  exp.run = [options](Connection& connection) { return RunExport(connection, *options); };
+  return exp;
+}
+
 }  // namespace optrace::cli

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 
@@ -32,6 +33,10 @@ int RunExport(Connection& connection, const ExportOptions& options);
 // chrome://tracing" (CSV: no hint; SQLite: "open it with sqlite3 FILE").
 std::string DescribeExport(uint64_t session_id, v1::ExportFormat format, uint64_t spans,
                            uint64_t bytes, const std::string& path);
+
+// `optrace export`: its options, bound to ExportOptions it owns, and
+// RunExport.
+CommandSpec DescribeExportCommand();
 
 }  // namespace optrace::cli
 

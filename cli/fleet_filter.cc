@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "exit_codes.h"
+
 namespace optrace::cli {
 
 v1::FleetFilter ToFleetFilter(const FleetFilterOptions& options) {
@@ -9,6 +11,25 @@ v1::FleetFilter ToFleetFilter(const FleetFilterOptions& options) {
   filter.set_node(options.node);
   filter.set_label(options.label);
   return filter;
+}
+
+void AddSessionOrFleetOptions(CommandSpec& command, uint64_t* session_id, bool* fleet,
+                              FleetFilterOptions* filter, const std::string& what) {
+  auto session_given = std::make_shared<bool>(false);
+  command.Add("SESSION", session_id, "the session id").Given(session_given.get());
+  command
+      .AddFlag("--fleet", fleet,
+               what +
+                   " of every node's spans, from the ClickHouse the daemon forwards to, not a "
+                   "session")
+      .Excludes("SESSION");
+  command.Add("--node", &filter->node, "with --fleet: only this node").Needs("--fleet");
+  command.Add("--label", &filter->label, "with --fleet: only sessions with this label")
+      .Needs("--fleet");
+  command.check = [session_given, fleet]() -> std::optional<CliError> {
+    if (*fleet || *session_given) return std::nullopt;
+    return CliError{kExitUsage, "SESSION is required (or --fleet, for every node's spans)"};
+  };
 }
 
 std::optional<v1::FleetFilter> ParseFleetSelector(std::string_view text) {

@@ -3,10 +3,13 @@
 #ifndef OPTRACE_CLI_FLEET_FILTER_H_
 #define OPTRACE_CLI_FLEET_FILTER_H_
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "command_spec.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::cli {
@@ -19,6 +22,14 @@ struct FleetFilterOptions {
 
 // The FleetFilter that asks for exactly what `options` says.
 v1::FleetFilter ToFleetFilter(const FleetFilterOptions& options);
+
+// Adds the positional SESSION (into `*session_id`) to `command`, --fleet
+// that excludes it, --node and --label that need --fleet, and the check
+// that SESSION is given unless --fleet is (a usage error otherwise).
+// `what` says what --fleet covers ("spans"). The targets must outlive the
+// parse and the check. REQUIRES: `command` has no check yet.
+void AddSessionOrFleetOptions(CommandSpec& command, uint64_t* session_id, bool* fleet,
+                              FleetFilterOptions* filter, const std::string& what);
 
 // Parses a side of `optrace diff --fleet A B`: "NODE", "node=NODE",
 // "label=LABEL" or both, comma-separated ("node=gpu-7,label=fused"); "*"

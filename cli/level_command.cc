@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <memory>
+
 #include "common/level_names.h"
 #include "exit_codes.h"
 #include "json_convert.h"
@@ -97,6 +99,41 @@ int RunLevelSet(Connection& connection, const LevelSetOptions& options) {
   }
   fmt::print("{}\n", DescribeSetLevel(options, response));
   return kExitOk;
+}
+
+CommandSpec DescribeLevelCommand() {
+  auto get_options = std::make_shared<LevelGetOptions>();
+  auto set_options = std::make_shared<LevelSetOptions>();
+  CommandSpec level("level", "show or change the live trace level");
+  level.at_most_one_subcommand = true;
+  level.footer =
+      "Examples:\n  optrace level\n  optrace level set trace --pid 1234\n"
+      "  optrace level set debug --label train\n  optrace level set --clear --pid 1234";
+  level.AddJsonFlag(&get_options->json, "the levels");
+  auto run_get = [get_options](Connection& connection) {
+    return RunLevelGet(connection, *get_options);
+  };
+  level.run = run_get;
+  CommandSpec& get =
+      level.AddSubcommand("get", "show the default level, rules and each producer's");
+  get.footer = "Example:\n  optrace level get --json";
+  get.run = run_get;
+  CommandSpec& set = level.AddSubcommand("set", "change the level globally or for some producers");
+  set.footer =
+      "Examples:\n  optrace level set info\n  optrace level set trace --session 12\n"
+      "  optrace level set --clear --label train";
+  OptionSpec& word = set.AddWord(
+      "LEVEL", Word(&set_options->level, ParseLevelWord, std::string(LevelNameList())), "");
+  word.help = "the level: " + std::string(LevelNameList());
+  word.type_name = "LEVEL";
+  set.AddFlag("--clear", &set_options->clear, "remove the override of the scope instead");
+  set.Add("--session", &set_options->session_id, "only this session")
+      .Excludes("--pid")
+      .Excludes("--label");
+  set.Add("--pid", &set_options->pid, "only this process").Excludes("--label");
+  set.Add("--label", &set_options->label, "producers with this label, now and later");
+  set.run = [set_options](Connection& connection) { return RunLevelSet(connection, *set_options); };
+  return level;
 }
 
 }  // namespace optrace::cli

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
@@ -41,6 +42,10 @@ std::string RenderLevels(const v1::GetLevelResponse& levels, size_t width, const
 // "default level set to info; reached 3 producers", "override cleared for
 // label train; reached 0 producers".
 std::string DescribeSetLevel(const LevelSetOptions& options, const v1::SetLevelResponse& response);
+
+// `optrace level` and its subcommands get and set: their options, bound to
+// options they own, and RunLevelGet / RunLevelSet.
+CommandSpec DescribeLevelCommand();
 
 }  // namespace optrace::cli
 

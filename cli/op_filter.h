@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "command_spec.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::cli {
@@ -25,6 +27,11 @@ struct OpFilterOptions {
 
 // The OpFilter that asks the daemon for exactly what `options` says.
 v1::OpFilter ToOpFilter(const OpFilterOptions& options);
+
+// Adds the filter flags to `command`, bound to `*filter` (which must outlive
+// the parse); returns them, for `needs` rules and groups. The pointers are
+// valid while `command` is.
+std::vector<OptionSpec*> AddOpFilterOptions(CommandSpec& command, OpFilterOptions* filter);
 
 }  // namespace optrace::cli
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "exit_codes.h"
 #include "human_format.h"
@@ -133,6 +134,22 @@ int RunOps(Connection& connection, const OpsOptions& options) {
     fmt::print("first {} spans shown; --limit N shows more, --limit 0 all\n", spans.size());
   }
   return kExitOk;
+}
+
+CommandSpec DescribeOpsCommand() {
+  auto options = std::make_shared<OpsOptions>();
+  CommandSpec ops("ops", "list a session's ops (spans) in start order");
+  ops.footer =
+      "Examples:\n  optrace ops 12\n  optrace ops 12 --name '^matmul' --min-duration 1ms\n"
+      "  optrace ops 12 --status incomplete --limit 0 --json\n"
+      "  optrace ops --fleet --node gpu-7 --name rms_norm --since 1h";
+  AddSessionOrFleetOptions(ops, &options->session_id, &options->fleet, &options->fleet_filter,
+                           "spans");
+  AddOpFilterOptions(ops, &options->filter);
+  ops.Add("--limit", &options->limit, "at most this many spans (0 = all)").ShowDefault();
+  ops.AddJsonFlag(&options->json, "the spans");
+  ops.run = [options](Connection& connection) { return RunOps(connection, *options); };
+  return ops;
 }
 
 }  // namespace optrace::cli

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "fleet_filter.h"
 #include "op_filter.h"
@@ -38,6 +39,9 @@ int RunOps(Connection& connection, const OpsOptions& options);
 // Table::Render.
 std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_unix_ns, size_t width,
                            const Palette& palette, bool fleet = false);
+
+// `optrace ops`: its options, bound to OpsOptions it owns, and RunOps.
+CommandSpec DescribeOpsCommand();
 
 }  // namespace optrace::cli
 

@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "cli_error.h"
+#include "common/level_names.h"
 #include "drops_text.h"
 #include "exit_codes.h"
 #include "human_format.h"
@@ -240,6 +242,27 @@ int RunRun(Connection& connection, const RunOptions& options) {
     Report(connection, *session, pid);
   }
   return exit_code;
+}
+
+CommandSpec DescribeRunCommand() {
+  auto options = std::make_shared<RunOptions>();
+  CommandSpec run("run", "run a command traced, then show its top ops");
+  run.footer =
+      "The summary goes to stderr; the exit code is the command's.\n"
+      "Examples:\n  optrace run -- ./my_runtime --steps 10\n"
+      "  optrace run --label fused -- optrace-demo --mode fused\n"
+      "  optrace run --nvtx -- python train.py\n"
+      "  optrace run --torch -- python3 train.py";
+  run.Add("--label", &options->label, "the session label (OPTRACE_SESSION)");
+  run.AddWord("--level", Word(&options->level, ParseLevelWord, std::string(LevelNameList())),
+              "the level the command traces at (OPTRACE_LEVEL; default trace)");
+  run.AddFlag("--nvtx", &options->nvtx,
+              "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
+  run.AddFlag("--torch", &options->torch,
+              "also trace the command's PyTorch ops, without changing it (optrace.torch)");
+  run.Add("COMMAND", &options->command, "the command and its arguments, after --").Required();
+  run.run = [options](Connection& connection) { return RunRun(connection, *options); };
+  return run;
 }
 
 }  // namespace optrace::cli

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 
@@ -47,6 +48,9 @@ int RunRun(Connection& connection, const RunOptions& options);
 // `sessions` (newest first), if any.
 std::optional<v1::Session> FindRunSession(const v1::ListSessionsResponse& sessions, pid_t pid,
                                           int64_t started_unix_ns);
+
+// `optrace run`: its options, bound to RunOptions it owns, and RunRun.
+CommandSpec DescribeRunCommand();
 
 }  // namespace optrace::cli
 

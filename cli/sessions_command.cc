@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "drops_text.h"
 #include "exit_codes.h"
@@ -136,6 +137,30 @@ int RunSessionShow(Connection& connection, const SessionShowOptions& options) {
   fmt::print("{}",
              RenderSessionDetail(response, NowUnixNs(), Palette(ColoursWanted(STDOUT_FILENO))));
   return kExitOk;
+}
+
+CommandSpec DescribeSessionsCommand() {
+  auto list_options = std::make_shared<SessionsOptions>();
+  auto show_options = std::make_shared<SessionShowOptions>();
+  CommandSpec sessions("sessions", "list traced processes (sessions)");
+  sessions.at_most_one_subcommand = true;
+  sessions.footer =
+      "Examples:\n  optrace sessions\n  optrace sessions --all --json\n"
+      "  optrace sessions show 12";
+  sessions.AddFlag("-a,--all", &list_options->all, "include ended sessions");
+  sessions.Add("--limit", &list_options->limit, "at most this many, newest first (0 = all)");
+  sessions.AddJsonFlag(&list_options->json, "the sessions");
+  sessions.run = [list_options](Connection& connection) {
+    return RunSessions(connection, *list_options);
+  };
+  CommandSpec& show = sessions.AddSubcommand("show", "one session and the ops it has open");
+  show.footer = "Example:\n  optrace sessions show 12";
+  show.Add("SESSION", &show_options->session_id, "the session id").Required();
+  show.AddJsonFlag(&show_options->json, "the session");
+  show.run = [show_options](Connection& connection) {
+    return RunSessionShow(connection, *show_options);
+  };
+  return sessions;
 }
 
 }  // namespace optrace::cli

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
@@ -42,6 +43,10 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
 
 // How long `session` ran: to its end, or to `now_unix_ns` while running.
 uint64_t SessionDurationNs(const v1::Session& session, int64_t now_unix_ns);
+
+// `optrace sessions` and `optrace sessions show`: their options, bound to
+// options they own, and RunSessions / RunSessionShow.
+CommandSpec DescribeSessionsCommand();
 
 }  // namespace optrace::cli
 

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "bar.h"
 #include "exit_codes.h"
 #include "human_format.h"
 #include "json_convert.h"
+#include "proto_names.h"
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
@@ -106,6 +108,26 @@ int RunStats(Connection& connection, const StatsOptions& options) {
   fmt::print("{}", RenderStatsTable(response, options.by, OutputWidth(STDOUT_FILENO),
                                     Palette(ColoursWanted(STDOUT_FILENO)), nodes));
   return kExitOk;
+}
+
+CommandSpec DescribeStatsCommand() {
+  auto options = std::make_shared<StatsOptions>();
+  CommandSpec stats("stats", "duration statistics of a session's ops");
+  stats.footer =
+      "Examples:\n  optrace stats 12\n  optrace stats 12 --by tag --top 10\n"
+      "  optrace stats 12 --by target --json\n"
+      "  optrace stats --fleet --by tag --name matmul --since 1h\n"
+      "  optrace stats --fleet --per-node --name rms_norm";
+  AddSessionOrFleetOptions(stats, &options->session_id, &options->fleet, &options->fleet_filter,
+                           "statistics");
+  stats.AddFlag("--per-node", &options->per_node, "with --fleet: one row per group and node")
+      .Needs("--fleet");
+  stats.AddWord("--by", Word(&options->by, ParseGroupByWord, GroupByWordList()), "group ops by");
+  stats.Add("--top", &options->top, "only the N groups with the most time (0 = all)");
+  AddOpFilterOptions(stats, &options->filter);
+  stats.AddJsonFlag(&options->json, "the statistics");
+  stats.run = [options](Connection& connection) { return RunStats(connection, *options); };
+  return stats;
 }
 
 }  // namespace optrace::cli

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "fleet_filter.h"
 #include "op_filter.h"
@@ -48,6 +49,9 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
 // the span count and total op time. `width` as Table::Render.
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
                              const Palette& palette, NodeColumn nodes = NodeColumn::kNone);
+
+// `optrace stats`: its options, bound to StatsOptions it owns, and RunStats.
+CommandSpec DescribeStatsCommand();
 
 }  // namespace optrace::cli
 

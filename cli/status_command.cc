@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <memory>
 
 #include "drops_text.h"
 #include "exit_codes.h"
@@ -94,6 +95,15 @@ int RunStatus(Connection& connection, const StatusOptions& options) {
   fmt::print("{}",
              RenderStatus(response, connection.address(), Palette(ColoursWanted(STDOUT_FILENO))));
   return kExitOk;
+}
+
+CommandSpec DescribeStatusCommand() {
+  auto options = std::make_shared<StatusOptions>();
+  CommandSpec status("status", "the daemon's health and loss counters");
+  status.footer = "Examples:\n  optrace status\n  optrace status --json";
+  status.AddJsonFlag(&options->json, "the status");
+  status.run = [options](Connection& connection) { return RunStatus(connection, *options); };
+  return status;
 }
 
 }  // namespace optrace::cli

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 #include "palette.h"
@@ -23,6 +24,10 @@ int RunStatus(Connection& connection, const StatusOptions& options);
 // and forwarding errors in the problem tone when present.
 std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view address,
                          const Palette& palette);
+
+// `optrace status`: its options, bound to StatusOptions it owns, and
+// RunStatus.
+CommandSpec DescribeStatusCommand();
 
 }  // namespace optrace::cli
 

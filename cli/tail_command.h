@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 
@@ -37,6 +38,9 @@ v1::TailRequest BuildTailRequest(const TailOptions& options);
 // or a call fails (rpc_error.h). Stdout is line-buffered while it runs, so
 // every line reaches a pipe at once.
 int RunTail(Connection& connection, const TailOptions& options);
+
+// `optrace tail`: its options, bound to TailOptions it owns, and RunTail.
+CommandSpec DescribeTailCommand();
 
 }  // namespace optrace::cli
 

@@ -4,7 +4,7 @@
 
 namespace optrace::nvtx {
 
-AsyncRanges::AsyncRanges(size_t max_open, LossCounter& untracked)
+AsyncRanges::AsyncRanges(size_t max_open, instrument::LossCounter& untracked)
     : max_open_per_shard_(std::max<size_t>(1, max_open / kShards)), untracked_(untracked) {}
 
 void AsyncRanges::Open(uint64_t op_id, AsyncRangeNames names) {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "nvtx/loss_counter.h"
+#include "instrument/loss_counter.h"
 
 namespace optrace::nvtx {
 
@@ -27,7 +27,7 @@ struct AsyncRangeNames {
 // Borrows `untracked`, which must outlive it.
 class AsyncRanges {
  public:
-  AsyncRanges(size_t max_open, LossCounter& untracked);
+  AsyncRanges(size_t max_open, instrument::LossCounter& untracked);
   AsyncRanges(const AsyncRanges&) = delete;
   AsyncRanges& operator=(const AsyncRanges&) = delete;
 
@@ -47,7 +47,7 @@ class AsyncRanges {
   Shard& ShardOf(uint64_t op_id) { return shards_[op_id % kShards]; }
 
   const size_t max_open_per_shard_;
-  LossCounter& untracked_;
+  instrument::LossCounter& untracked_;
   std::array<Shard, kShards> shards_;
 };
 

@@ -2,7 +2,8 @@
 
 namespace optrace::nvtx {
 
-Domain::Domain(std::string name, NameTable& names) : name_(std::move(name)), names_(names) {
+Domain::Domain(std::string name, instrument::NameTable& names)
+    : name_(std::move(name)), names_(names) {
   for (auto& tag : direct_tags_) tag.store(kNotComputed, std::memory_order_relaxed);
 }
 
@@ -48,7 +49,8 @@ void Domain::NameCategory(uint32_t category, std::string_view name) {
   }
 }
 
-DomainRegistry::DomainRegistry(size_t max_domains, NameTable& names, LossCounter& over_cap)
+DomainRegistry::DomainRegistry(size_t max_domains, instrument::NameTable& names,
+                               instrument::LossCounter& over_cap)
     : max_domains_(max_domains),
       names_(names),
       over_cap_(over_cap),

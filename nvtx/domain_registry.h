@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "nvtx/loss_counter.h"
-#include "nvtx/name_table.h"
+#include "instrument/loss_counter.h"
+#include "instrument/name_table.h"
 
 namespace optrace::nvtx {
 
@@ -27,7 +27,7 @@ namespace optrace::nvtx {
 // lives as long as the process (NVTX hands its address out as the handle).
 class Domain {
  public:
-  Domain(std::string name, NameTable& names);
+  Domain(std::string name, instrument::NameTable& names);
   Domain(const Domain&) = delete;
   Domain& operator=(const Domain&) = delete;
 
@@ -48,7 +48,7 @@ class Domain {
   uint32_t ComputeTagId(uint32_t category);
 
   const std::string name_;
-  NameTable& names_;
+  instrument::NameTable& names_;
   // Tag ids of categories below kDirectCategories, kNotComputed until the
   // first event (or after a rename).
   std::array<std::atomic<uint32_t>, kDirectCategories> direct_tags_;
@@ -64,7 +64,8 @@ class Domain {
 // another thread after nvtxDomainDestroy, and their number is capped.
 class DomainRegistry {
  public:
-  DomainRegistry(size_t max_domains, NameTable& names, LossCounter& over_cap);
+  DomainRegistry(size_t max_domains, instrument::NameTable& names,
+                 instrument::LossCounter& over_cap);
 
   Domain& default_domain() { return default_domain_; }
 
@@ -73,8 +74,8 @@ class DomainRegistry {
 
  private:
   const size_t max_domains_;
-  NameTable& names_;
-  LossCounter& over_cap_;
+  instrument::NameTable& names_;
+  instrument::LossCounter& over_cap_;
   Domain default_domain_;
   Domain over_cap_domain_;
   std::mutex mu_;

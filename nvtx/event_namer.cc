@@ -16,7 +16,8 @@ bool Covers(uint16_t declared_size, size_t offset, size_t bytes) {
 
 }  // namespace
 
-EventNamer::EventNamer(NameTable& names, LossCounter& truncated, LossCounter& malformed)
+EventNamer::EventNamer(instrument::NameTable& names, instrument::LossCounter& truncated,
+                       instrument::LossCounter& malformed)
     : names_(names),
       truncated_(truncated),
       malformed_(malformed),

@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "instrument/loss_counter.h"
+#include "instrument/name_table.h"
 #include "nvtx/domain_registry.h"
-#include "nvtx/loss_counter.h"
-#include "nvtx/name_table.h"
 #include "nvtx/nvtx_api.h"
 #include "nvtx/utf8_text.h"
 
@@ -30,7 +30,8 @@ struct EventNames {
 // outlive it.
 class EventNamer {
  public:
-  EventNamer(NameTable& names, LossCounter& truncated, LossCounter& malformed);
+  EventNamer(instrument::NameTable& names, instrument::LossCounter& truncated,
+             instrument::LossCounter& malformed);
 
   // Name id of a narrow (UTF-8) or wide message; null or empty gives
   // "<unnamed>".
@@ -47,9 +48,9 @@ class EventNamer {
  private:
   uint32_t NameOfRegistered(nvtxStringHandle_t handle);
 
-  NameTable& names_;
-  LossCounter& truncated_;
-  LossCounter& malformed_;
+  instrument::NameTable& names_;
+  instrument::LossCounter& truncated_;
+  instrument::LossCounter& malformed_;
   const uint32_t unnamed_id_;
 };
 

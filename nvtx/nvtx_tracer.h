@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <string_view>
 
+#include "instrument/loss_counter.h"
+#include "instrument/name_table.h"
 #include "nvtx/async_ranges.h"
 #include "nvtx/domain_registry.h"
 #include "nvtx/event_namer.h"
-#include "nvtx/loss_counter.h"
-#include "nvtx/name_table.h"
 #include "nvtx/nvtx_api.h"
 #include "nvtx/push_stack.h"
 #include "optrace/optrace.h"
@@ -107,15 +107,17 @@ class NvtxTracer {
     return {name_id, tag_id, 0, OPTRACE_TARGET_CPU, 0, 0};
   }
 
-  LossCounter names_over_cap_{"optrace.nvtx.names_over_cap", LossKind::kNameCapped};
-  LossCounter messages_truncated_{"optrace.nvtx.messages_truncated"};
-  LossCounter malformed_attributes_{"optrace.nvtx.malformed_attributes"};
-  LossCounter domains_over_cap_{"optrace.nvtx.domains_over_cap", LossKind::kNameCapped};
-  LossCounter async_untracked_{"optrace.nvtx.async_ranges_untracked"};
-  LossCounter pushes_not_kept_{"optrace.nvtx.pushes_not_kept"};  // too deep, no memory
-  LossCounter unbalanced_pops_{"optrace.nvtx.unbalanced_pops"};
-  LossCounter unknown_range_ends_{"optrace.nvtx.unknown_range_ends"};
-  NameTable names_;
+  instrument::LossCounter names_over_cap_{"optrace.nvtx.names_over_cap",
+                                          instrument::LossKind::kNameCapped};
+  instrument::LossCounter messages_truncated_{"optrace.nvtx.messages_truncated"};
+  instrument::LossCounter malformed_attributes_{"optrace.nvtx.malformed_attributes"};
+  instrument::LossCounter domains_over_cap_{"optrace.nvtx.domains_over_cap",
+                                            instrument::LossKind::kNameCapped};
+  instrument::LossCounter async_untracked_{"optrace.nvtx.async_ranges_untracked"};
+  instrument::LossCounter pushes_not_kept_{"optrace.nvtx.pushes_not_kept"};  // too deep, no memory
+  instrument::LossCounter unbalanced_pops_{"optrace.nvtx.unbalanced_pops"};
+  instrument::LossCounter unknown_range_ends_{"optrace.nvtx.unknown_range_ends"};
+  instrument::NameTable names_;
   DomainRegistry domains_;
   EventNamer namer_;
   AsyncRanges async_ranges_;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "nvtx/thread_block.h"
+#include "instrument/thread_block.h"
 
 namespace optrace::nvtx {
 
@@ -51,7 +51,7 @@ class PushStack {
 };
 
 // The calling thread's stack, nullptr when it cannot be allocated.
-inline PushStack* ThisThreadPushStack() { return ThreadBlock<PushStack>::Get(); }
+inline PushStack* ThisThreadPushStack() { return instrument::ThreadBlock<PushStack>::Get(); }
 
 // Inline: every NVTX push and pop runs these, traced or not.
 

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "nvtx/thread_block.h"
+#include "instrument/thread_block.h"
 #include "optrace/optrace.h"
 
 namespace optrace::torch_ops {
@@ -90,7 +90,7 @@ uint32_t CallerLocationId() {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
     PyThreadState* const state = PyGILState_GetThisThreadState();
     if (state == nullptr || state->cframe == nullptr) return 0;
-    FrameCache* const cache = nvtx::ThreadBlock<FrameCache>::Get();
+    FrameCache* const cache = instrument::ThreadBlock<FrameCache>::Get();
     if (cache == nullptr) return 0;
     auto* frame = reinterpret_cast<InterpreterFrame*>(state->cframe->current_frame);
     for (int depth = 0; frame != nullptr && depth < kMaxFrames; ++depth, frame = frame->previous) {

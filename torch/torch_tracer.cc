@@ -20,9 +20,9 @@
 #include <mutex>
 #include <thread>
 
-#include "nvtx/loss_counter.h"
-#include "nvtx/name_table.h"
-#include "nvtx/thread_block.h"
+#include "instrument/loss_counter.h"
+#include "instrument/name_table.h"
+#include "instrument/thread_block.h"
 #include "optrace/optrace.h"
 #include "torch/op_id_cache.h"
 #include "torch/op_tag.h"
@@ -36,17 +36,19 @@ constexpr size_t kMaxNames = 2048;
 constexpr size_t kMaxTags = 4096;
 constexpr auto kLevelPoll = std::chrono::milliseconds(10);
 
-nvtx::LossCounter g_callback_errors("optrace.torch.callback_errors");
-nvtx::LossCounter g_too_deep("optrace.torch.too_deep");
-nvtx::LossCounter g_names_over_cap("optrace.torch.names_over_cap", nvtx::LossKind::kNameCapped);
-nvtx::LossCounter g_tags_over_cap("optrace.torch.tags_over_cap", nvtx::LossKind::kNameCapped);
+instrument::LossCounter g_callback_errors("optrace.torch.callback_errors");
+instrument::LossCounter g_too_deep("optrace.torch.too_deep");
+instrument::LossCounter g_names_over_cap("optrace.torch.names_over_cap",
+                                         instrument::LossKind::kNameCapped);
+instrument::LossCounter g_tags_over_cap("optrace.torch.tags_over_cap",
+                                        instrument::LossKind::kNameCapped);
 
-nvtx::NameTable& Names() {
-  static nvtx::NameTable* table = new nvtx::NameTable(kMaxNames, g_names_over_cap);
+instrument::NameTable& Names() {
+  static instrument::NameTable* table = new instrument::NameTable(kMaxNames, g_names_over_cap);
   return *table;
 }
-nvtx::NameTable& Tags() {
-  static nvtx::NameTable* table = new nvtx::NameTable(kMaxTags, g_tags_over_cap);
+instrument::NameTable& Tags() {
+  static instrument::NameTable* table = new instrument::NameTable(kMaxTags, g_tags_over_cap);
   return *table;
 }
 
@@ -99,7 +101,7 @@ std::string_view DtypeName(c10::ScalarType type) {
 // cached unless a cap gave a placeholder, so that each op beyond a cap is
 // counted as such).
 OpIds IdsOf(std::string_view name, std::span<const TensorShape> shapes, std::string_view dtype) {
-  OpIdCache* const cache = nvtx::ThreadBlock<OpIdCache>::Get();
+  OpIdCache* const cache = instrument::ThreadBlock<OpIdCache>::Get();
   OpKey key;
   const bool cacheable = cache != nullptr && key.Pack(name, shapes, dtype);
   const uint64_t hash = cacheable ? key.Hash() : 0;
@@ -121,7 +123,7 @@ OpIds IdsOf(std::string_view name, std::span<const TensorShape> shapes, std::str
 // level is trace (FollowLevel), and optrace_op_begin checks it again; in
 // the few ms after the level falls an op costs its ids and is not recorded.
 void BeginOp(const at::RecordFunction& fn) {
-  OpStack* const stack_block = nvtx::ThreadBlock<OpStack>::Get();
+  OpStack* const stack_block = instrument::ThreadBlock<OpStack>::Get();
   if (stack_block == nullptr) return;  // out of memory: not recorded
   OpStack& stack = *stack_block;
   if (stack.depth == kMaxDepth) {
@@ -164,7 +166,7 @@ void BeginOp(const at::RecordFunction& fn) {
 }
 
 void EndOp(const at::RecordFunction& fn) {
-  OpStack* const stack_block = nvtx::ThreadBlock<OpStack>::Get();
+  OpStack* const stack_block = instrument::ThreadBlock<OpStack>::Get();
   if (stack_block == nullptr) return;
   OpStack& stack = *stack_block;
   // Usually the innermost op. Ops above it are ones whose end ran on

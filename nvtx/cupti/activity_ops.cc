@@ -14,7 +14,7 @@ namespace optrace::nvtx {
 namespace {
 
 // The name id of `text`, bounded like an NVTX message.
-uint32_t BoundedNameId(NameTable& names, const char* text) {
+uint32_t BoundedNameId(instrument::NameTable& names, const char* text) {
   const BoundedLength kept = BoundedUtf8Length(text, kMaxNameBytes);
   if (kept.bytes == 0) return names.Id("<unnamed kernel>");
   return names.Id(std::string_view(text, kept.bytes));
@@ -26,7 +26,7 @@ uint16_t DeviceOrdinal(uint32_t device) {
 
 }  // namespace
 
-ActivityOps::ActivityOps(NameTable& names, const CorrelationTable& correlations)
+ActivityOps::ActivityOps(instrument::NameTable& names, const CorrelationTable& correlations)
     : names_(names), correlations_(correlations) {}
 
 uint32_t ActivityOps::KernelNameId(const char* mangled) {

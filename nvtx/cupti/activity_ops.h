@@ -10,9 +10,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "instrument/name_table.h"
 #include "nvtx/cupti/clock_mapping.h"
 #include "nvtx/cupti/correlation_table.h"
-#include "nvtx/name_table.h"
 #include "optrace/finished_op.hpp"
 
 namespace optrace::nvtx {
@@ -49,7 +49,7 @@ struct MemcpyActivity {
 // Borrows `names` and `correlations`, which must outlive it.
 class ActivityOps {
  public:
-  ActivityOps(NameTable& names, const CorrelationTable& correlations);
+  ActivityOps(instrument::NameTable& names, const CorrelationTable& correlations);
 
   FinishedOp FromKernel(const KernelActivity& kernel, const ClockMapping& clock);
   FinishedOp FromMemcpy(const MemcpyActivity& copy, const ClockMapping& clock);
@@ -64,7 +64,7 @@ class ActivityOps {
 
   static constexpr size_t kMaxCachedKernels = 4096;
 
-  NameTable& names_;
+  instrument::NameTable& names_;
   const CorrelationTable& correlations_;
   std::unordered_map<std::string, uint32_t> kernel_name_ids_;  // mangled -> name id
 };

@@ -12,11 +12,11 @@
 #include <optional>
 #include <string>
 
+#include "instrument/loss_counter.h"
+#include "instrument/name_table.h"
 #include "nvtx/cupti/activity_ops.h"
 #include "nvtx/cupti/clock_mapping.h"
 #include "nvtx/cupti/correlation_table.h"
-#include "nvtx/loss_counter.h"
-#include "nvtx/name_table.h"
 
 namespace optrace::nvtx {
 
@@ -58,10 +58,11 @@ class CuptiCollector {
   // Converts and records every kernel and memcpy record of `buffer`.
   void ProcessBuffer(uint8_t* buffer, size_t valid_size);
 
-  LossCounter names_over_cap_{"optrace.cupti.names_over_cap", LossKind::kNameCapped};
-  LossCounter records_dropped_{"optrace.cupti.records_dropped"};
-  LossCounter buffers_unallocated_{"optrace.cupti.buffers_unallocated"};
-  NameTable names_;
+  instrument::LossCounter names_over_cap_{"optrace.cupti.names_over_cap",
+                                          instrument::LossKind::kNameCapped};
+  instrument::LossCounter records_dropped_{"optrace.cupti.records_dropped"};
+  instrument::LossCounter buffers_unallocated_{"optrace.cupti.buffers_unallocated"};
+  instrument::NameTable names_;
   CorrelationTable correlations_;
   std::mutex mu_;
   std::optional<ClockMapping> clock_;      // GUARDED_BY(mu_); set by Start

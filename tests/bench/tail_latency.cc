@@ -5,7 +5,6 @@
 // does; spans tails finished spans, one item per op, whose COMPLETE time is
 // their start plus their duration.
 // Prints "events=N p50_us=... p90_us=... p99_us=... max_us=... lags=N".
-#include <google/protobuf/arena.h>
 #include <grpcpp/grpcpp.h>
 #include <time.h>
 
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "optrace/v1/optrace.grpc.pb.h"
+#include "tail_stream.h"
 
 namespace {
 
@@ -56,15 +56,9 @@ int main(int argc, char** argv) {
   std::vector<int64_t> latency;
   latency.reserve(1 << 22);
   uint64_t lags = 0;
-  // Each message is parsed onto an arena reset before the next: its items
-  // cost a few block allocations, not several allocations each.
-  google::protobuf::Arena arena;
-  while (true) {
-    arena.Reset();
-    auto* response = google::protobuf::Arena::CreateMessage<optrace::v1::TailResponse>(&arena);
-    if (!stream->Read(response)) break;
+  optrace::cli::ReadTailStream(*stream, [&](const optrace::v1::TailResponse& response) {
     const int64_t now = RealtimeNs();
-    for (const optrace::v1::TailResponse& item : response->batch().items()) {
+    for (const optrace::v1::TailResponse& item : response.batch().items()) {
       if (item.has_lag()) lags += item.lag().skipped();
       if (item.has_event() && item.event().kind() == optrace::v1::LiveEvent::KIND_COMPLETE) {
         latency.push_back(now - item.event().unix_ns());
@@ -74,7 +68,7 @@ int main(int argc, char** argv) {
                           static_cast<int64_t>(item.span().duration_ns()));
       }
     }
-  }
+  });
   const size_t n = latency.size();
   const double p50 = Percentile(latency, 0.50);
   const double p90 = Percentile(latency, 0.90);

@@ -10,8 +10,8 @@ namespace {
 
 class ActivityOpsTest : public ::testing::Test {
  protected:
-  LossCounter over_cap_{"test.names_over_cap"};
-  NameTable names_{256, over_cap_};
+  instrument::LossCounter over_cap_{"test.names_over_cap"};
+  instrument::NameTable names_{256, over_cap_};
   CorrelationTable correlations_;
   ActivityOps ops_{names_, correlations_};
   // Event clock = 2 ticks per CUPTI ns, CUPTI 1000 ns = tick 10000.

@@ -9,7 +9,7 @@ namespace optrace::nvtx {
 namespace {
 
 TEST(AsyncRangesTest, OpenThenTakeOnAnotherThread_NamesReturnedOnce) {
-  LossCounter untracked("test.untracked");
+  instrument::LossCounter untracked("test.untracked");
   AsyncRanges ranges(64, untracked);
   ranges.Open(42, {7, 8});
   AsyncRangeNames names;
@@ -22,14 +22,14 @@ TEST(AsyncRangesTest, OpenThenTakeOnAnotherThread_NamesReturnedOnce) {
 }
 
 TEST(AsyncRangesTest, TakeOfIdNeverOpened_Refused) {
-  LossCounter untracked("test.untracked");
+  instrument::LossCounter untracked("test.untracked");
   AsyncRanges ranges(64, untracked);
   AsyncRangeNames names;
   EXPECT_FALSE(ranges.Take(12345, &names));
 }
 
 TEST(AsyncRangesTest, MoreOpenThanMax_ExtraOnesUntrackedAndCounted) {
-  LossCounter untracked("test.untracked");
+  instrument::LossCounter untracked("test.untracked");
   AsyncRanges ranges(16, untracked);  // one per shard
   // Ids 16 apart land in the same shard.
   ranges.Open(16, {1, 0});

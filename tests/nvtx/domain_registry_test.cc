@@ -8,9 +8,9 @@ namespace {
 
 class DomainRegistryTest : public ::testing::Test {
  protected:
-  LossCounter names_over_cap_{"test.names_over_cap"};
-  LossCounter domains_over_cap_{"test.domains_over_cap"};
-  NameTable names_{256, names_over_cap_};
+  instrument::LossCounter names_over_cap_{"test.names_over_cap"};
+  instrument::LossCounter domains_over_cap_{"test.domains_over_cap"};
+  instrument::NameTable names_{256, names_over_cap_};
   DomainRegistry registry_{2, names_, domains_over_cap_};
 };
 

@@ -19,11 +19,11 @@ nvtxEventAttributes_t Attributes() {
 
 class EventNamerTest : public ::testing::Test {
  protected:
-  LossCounter names_over_cap_{"test.names_over_cap"};
-  LossCounter domains_over_cap_{"test.domains_over_cap"};
-  LossCounter truncated_{"test.truncated"};
-  LossCounter malformed_{"test.malformed"};
-  NameTable names_{256, names_over_cap_};
+  instrument::LossCounter names_over_cap_{"test.names_over_cap"};
+  instrument::LossCounter domains_over_cap_{"test.domains_over_cap"};
+  instrument::LossCounter truncated_{"test.truncated"};
+  instrument::LossCounter malformed_{"test.malformed"};
+  instrument::NameTable names_{256, names_over_cap_};
   DomainRegistry domains_{8, names_, domains_over_cap_};
   EventNamer namer_{names_, truncated_, malformed_};
 };

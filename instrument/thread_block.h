@@ -1,21 +1,23 @@
-// Per-thread state of the injection libraries, reachable in one load.
-#ifndef OPTRACE_NVTX_THREAD_BLOCK_H_
-#define OPTRACE_NVTX_THREAD_BLOCK_H_
+// Per-thread state of the instrumentation libraries (liboptrace_nvtx,
+// liboptrace_cupti, liboptrace_torch), reachable in one load.
+#ifndef OPTRACE_INSTRUMENT_THREAD_BLOCK_H_
+#define OPTRACE_INSTRUMENT_THREAD_BLOCK_H_
 
 #include <pthread.h>
 
 #include <new>
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 
 // One zero-initialised T per thread, allocated on the thread's first use
 // and freed when it exits. A thread_local T would cost a __tls_get_addr
 // call per access (the library is loaded with dlopen, so its TLS is
-// dynamic), more than the rest of an NVTX call; and any TLS of the library
-// that is accessed initial-exec puts the library's whole TLS block in the
-// small static TLS reserve that glibc keeps for dlopen'ed libraries (a few
-// KiB for the whole process; dlopen fails when it runs out). So the thread
-// holds only this pointer, initial-exec, 8 bytes.
+// dynamic), more than the rest of an NVTX call or a PyTorch callback; and
+// any TLS of the library that is accessed initial-exec puts the library's
+// whole TLS block in the small static TLS reserve that glibc keeps for
+// dlopen'ed libraries (a few KiB for the whole process; dlopen fails when
+// it runs out). So the thread holds only this pointer, initial-exec, 8
+// bytes.
 // REQUIRES: T is trivially destructible and zero is its empty state.
 // Thread rules: Get returns the calling thread's T.
 template <typename T>
@@ -52,6 +54,6 @@ class ThreadBlock {
   static inline bool key_ok_ = false;
 };
 
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument
 
-#endif  // OPTRACE_NVTX_THREAD_BLOCK_H_
+#endif  // OPTRACE_INSTRUMENT_THREAD_BLOCK_H_

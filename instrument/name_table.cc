@@ -1,10 +1,10 @@
-#include "nvtx/name_table.h"
+#include "instrument/name_table.h"
 
 #include <atomic>
 
-#include "nvtx/thread_block.h"
+#include "instrument/thread_block.h"
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 namespace {
 
 // One slot of a thread's cache: a text the table holds, and its id.
@@ -65,4 +65,4 @@ uint32_t NameTable::IdSlow(std::string_view text, size_t hash) {
   return it->second;
 }
 
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument

@@ -1,14 +1,14 @@
-// A count of events the NVTX or CUPTI bridge could not record faithfully,
-// for one cause, made visible in the trace itself.
-#ifndef OPTRACE_NVTX_LOSS_COUNTER_H_
-#define OPTRACE_NVTX_LOSS_COUNTER_H_
+// A count of events an instrumentation (NVTX, CUPTI, PyTorch) could not
+// record faithfully, for one cause, made visible in the trace itself.
+#ifndef OPTRACE_INSTRUMENT_LOSS_COUNTER_H_
+#define OPTRACE_INSTRUMENT_LOSS_COUNTER_H_
 
 #include <atomic>
 #include <cstdint>
 
 #include "optrace/optrace.hpp"
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 
 // What a counted loss did. kNameCapped: a name or tag was replaced by a
 // generic one ("<too many names>") because a cap on distinct names was
@@ -42,6 +42,6 @@ class LossCounter {
   std::atomic<uint64_t> count_{0};
 };
 
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument
 
-#endif  // OPTRACE_NVTX_LOSS_COUNTER_H_
+#endif  // OPTRACE_INSTRUMENT_LOSS_COUNTER_H_

@@ -1,11 +1,11 @@
-// Per-thread blocks of the injection libraries.
-#include "nvtx/thread_block.h"
+// Per-thread blocks of the instrumentation libraries.
+#include "instrument/thread_block.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 namespace {
 
 struct Counts {
@@ -36,4 +36,4 @@ TEST(ThreadBlockTest, ThreadExited_NextThreadStartsFromZero) {
 }
 
 }  // namespace
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument

@@ -1,5 +1,5 @@
-// Capped interning of dynamic NVTX names.
-#include "nvtx/name_table.h"
+// Capped interning of the dynamic names instrumentations hand us.
+#include "instrument/name_table.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 namespace {
 
 TEST(NameTableTest, SameTextTwice_SameIdAsIntern) {
@@ -69,4 +69,4 @@ TEST(NameTableTest, IsPlaceholder_TrueForTheCapsIdsOnly) {
 }
 
 }  // namespace
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument

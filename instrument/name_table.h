@@ -1,7 +1,8 @@
-// Interned ids of the dynamic strings NVTX hands us (messages, domain and
-// category tags), with a cap on how many distinct ones a process may add.
-#ifndef OPTRACE_NVTX_NAME_TABLE_H_
-#define OPTRACE_NVTX_NAME_TABLE_H_
+// Interned ids of the dynamic strings an instrumented library hands us
+// (NVTX messages and categories, PyTorch op names and tags), with a cap on
+// how many distinct ones a process may add.
+#ifndef OPTRACE_INSTRUMENT_NAME_TABLE_H_
+#define OPTRACE_INSTRUMENT_NAME_TABLE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -11,10 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "nvtx/loss_counter.h"
+#include "instrument/loss_counter.h"
 #include "optrace/abi.h"
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 
 // Maps text to its optrace string id (optrace::Intern). The first
 // `max_names` distinct texts get ids of their own; every later new text
@@ -30,7 +31,7 @@ class NameTable {
   NameTable& operator=(const NameTable&) = delete;
 
   // The id of `text`. REQUIRES: `text` is non-empty and already bounded
-  // (see utf8_text.h).
+  // by the caller (NVTX's are bounded by nvtx/utf8_text.h).
   uint32_t Id(std::string_view text);
 
   // True for the ids Id gives in place of a text's own: "<too many names>"
@@ -60,6 +61,6 @@ class NameTable {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;  // GUARDED_BY(mu_)
 };
 
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument
 
-#endif  // OPTRACE_NVTX_NAME_TABLE_H_
+#endif  // OPTRACE_INSTRUMENT_NAME_TABLE_H_

@@ -1,10 +1,10 @@
-#include "nvtx/loss_counter.h"
+#include "instrument/loss_counter.h"
 
 #include <bit>
 
 #include "optrace/optrace.h"
 
-namespace optrace::nvtx {
+namespace optrace::instrument {
 
 void LossCounter::Add(uint64_t count) noexcept {
   if (count == 0) return;
@@ -20,4 +20,4 @@ void LossCounter::Add(uint64_t count) noexcept {
   if (kind_ == LossKind::kNameCapped) optrace_count_names_capped(count);
 }
 
-}  // namespace optrace::nvtx
+}  // namespace optrace::instrument

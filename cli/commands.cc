@@ -1,0 +1,26 @@
+#include "commands.h"
+
+#include "diff_command.h"
+#include "export_command.h"
+#include "level_command.h"
+#include "ops_command.h"
+#include "run_command.h"
+#include "sessions_command.h"
+#include "stats_command.h"
+#include "status_command.h"
+#include "tail_command.h"
+
+namespace optrace::cli {
+
+std::vector<CommandSpec> DescribeCommands() {
+  std::vector<CommandSpec> commands;
+  for (CommandSpec (*describe)() :
+       {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
+        DescribeStatsCommand, DescribeDiffCommand, DescribeExportCommand, DescribeStatusCommand,
+        DescribeRunCommand}) {
+    commands.push_back(describe());
+  }
+  return commands;
+}
+
+}  // namespace optrace::cli
