@@ -92,6 +92,7 @@ TEST_F(TailHubTest, RefusesBadRequestsNamingTheField) {
   EXPECT_NE(pattern.status().message().find("name_pattern"), std::string::npos);
 
   v1::TailRequest bad_device;
+  bad_device.set_has_device(true);
   bad_device.set_device(70000);
   auto device = hub_.Subscribe(bad_device, std::nullopt);
   ASSERT_FALSE(device.ok());
