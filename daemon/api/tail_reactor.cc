@@ -44,7 +44,8 @@ void TailReactor::Pump() {
     const bool any = subscription_->Next(batch_, encoder_);
     hub_->CountSkipped(subscription_->skipped() - skipped_before);
     if (!any) {
-      if (!hub_->parking().Park(this, subscription_->cursor(), false, cancelled_)) Finish(grpc::Status::OK);
+      if (!hub_->parking().Park(this, subscription_->cursor(), false, cancelled_))
+        Finish(grpc::Status::OK);
       return;
     }
     built_ = true;
@@ -54,7 +55,8 @@ void TailReactor::Pump() {
   }
   if (!lease_.ReserveBytes(message_bytes_)) {
     // The uid's clients hold as much as they may: wait for them to read.
-    if (!hub_->parking().Park(this, subscription_->cursor(), true, cancelled_)) Finish(grpc::Status::OK);
+    if (!hub_->parking().Park(this, subscription_->cursor(), true, cancelled_))
+      Finish(grpc::Status::OK);
     return;
   }
   built_ = false;
