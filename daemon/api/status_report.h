@@ -12,7 +12,7 @@
 #include "drain/drain_loop.h"
 #include "forward/clickhouse_forwarder.h"
 #include "model/session_record.h"
-#include "optrace/v1/optrace.grpc.pb.h"
+#include "optrace/v1/optrace.pb.h"
 #include "storage/span_store.h"
 
 namespace optrace::daemon {

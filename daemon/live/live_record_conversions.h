@@ -1,5 +1,5 @@
 // The one place where the daemon's model becomes a live record and back:
-// the drain side (TailHub) turns halves, instants and spans into records,
+// the drain side (LivePublisher) turns halves, instants and spans into records,
 // the serving side (TailMessageEncoder) turns a span record back into a
 // Span. A field added to Span or LiveRecord is carried here, both ways.
 #ifndef OPTRACE_DAEMON_LIVE_LIVE_RECORD_CONVERSIONS_H_

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "optrace/v1/target_numbers.h"
 #include "wire/op_filter_check.h"
 #include "wire/proto_convert.h"
 
@@ -23,13 +24,13 @@ Result<TailSubscription::Filter> TailFilterFromRequest(const v1::TailRequest& re
     if (!pattern.ok()) return pattern.status();
     f.pattern = std::move(pattern).value();
   }
-  if (request.target() != v1::TARGET_UNSPECIFIED) {
-    const auto target = TargetFromProto(request.target());
-    if (!target)
-      return Status::InvalidArgument("target " + std::to_string(request.target()) +
-                                     " is not a target");
-    f.target = static_cast<uint8_t>(*target);
+  // TARGET_UNSPECIFIED is kNone: any target.
+  const std::optional<abi::TargetKind> target = v1::KindFromTarget(request.target());
+  if (!target) {
+    return Status::InvalidArgument("target " + std::to_string(request.target()) +
+                                   " is not a target");
   }
+  f.target = static_cast<uint8_t>(*target);
   if (request.has_device()) {
     if (request.device() > 0xFFFF) return Status::InvalidArgument("device must be below 65536");
     f.device = static_cast<uint16_t>(request.device());

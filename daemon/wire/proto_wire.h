@@ -27,15 +27,24 @@ constexpr size_t VarintSize(uint64_t value) {
 // The bytes of the key (field number and wire type) of `field`.
 constexpr size_t TagSize(uint32_t field) { return VarintSize(uint64_t{field} << 3); }
 
-inline void AppendVarint(std::string& out, uint64_t value) {
-  char bytes[10];
-  size_t size = 0;
+// The most bytes a varint takes (a 64-bit value, or a negative int32/64).
+inline constexpr size_t kMaxVarintBytes = 10;
+static_assert(VarintSize(~uint64_t{0}) == kMaxVarintBytes);
+
+// Writes `value` as a varint at `at`, which has room for kMaxVarintBytes;
+// returns the end of what was written.
+inline char* PutVarint(char* at, uint64_t value) {
   while (value >= 0x80) {
-    bytes[size++] = static_cast<char>(value | 0x80);
+    *at++ = static_cast<char>(value | 0x80);
     value >>= 7;
   }
-  bytes[size++] = static_cast<char>(value);
-  out.append(bytes, size);
+  *at++ = static_cast<char>(value);
+  return at;
+}
+
+inline void AppendVarint(std::string& out, uint64_t value) {
+  char bytes[kMaxVarintBytes];
+  out.append(bytes, static_cast<size_t>(PutVarint(bytes, value) - bytes));
 }
 
 inline void AppendTag(std::string& out, uint32_t field, WireType type) {
@@ -79,10 +88,6 @@ constexpr size_t LengthDelimitedSize(uint32_t field, size_t size) {
   return TagSize(field) + VarintSize(size) + size;
 }
 
-// The most bytes a varint takes (a 64-bit value, or a negative int32/64).
-inline constexpr size_t kMaxVarintBytes = 10;
-static_assert(VarintSize(~uint64_t{0}) == kMaxVarintBytes);
-
 // The most a length-delimited field takes besides its content: its key
 // and the longest length.
 constexpr size_t MaxLengthPrefixSize(uint32_t field) {
@@ -110,17 +115,6 @@ inline constexpr bool kCheckRoom = false;
   std::fprintf(stderr, "proto_wire: a write of %zu bytes overruns its room (%zu bytes left)\n",
                needed, left);
   std::abort();
-}
-
-// Writes `value` as a varint at `at`, which has room for kMaxVarintBytes;
-// returns the end of what was written.
-inline char* PutVarint(char* at, uint64_t value) {
-  while (value >= 0x80) {
-    *at++ = static_cast<char>(value | 0x80);
-    value >>= 7;
-  }
-  *at++ = static_cast<char>(value);
-  return at;
 }
 
 // Writes fields at a cursor into room [at, end) that the caller sized for

@@ -4,7 +4,7 @@
 # the same machine state: the producer's cost (bench_client), the daemon's
 # CPU per million spans end to end (e2e_bench.sh), what serving 20 tails
 # costs per item (tail_cost.sh) and GetStats by name on a 10M-span session
-# (bench_queries; the database is written once and shared).
+# (bench_queries, which writes its session afresh in each run).
 #   tests/bench/compare_builds.sh BUILD_A BUILD_B [rounds]
 # Prints one line per benchmark, build and round; medians are left to the
 # reader (docs/BENCHMARKS.md, "Before and after the restructuring").
@@ -13,9 +13,7 @@ a=${1:?build A}
 b=${2:?build B}
 rounds=${3:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-db=$(mktemp -d /tmp/optrace-compare.XXXXXX)
-trap 'rm -rf "$db"' EXIT
-export OPTRACE_BENCH_DB="$db/queries.db"
+unset OPTRACE_BENCH_DB  # bench_queries refuses a database that exists
 
 for round in $(seq "$rounds"); do
   for build in "$a" "$b"; do
