@@ -18,7 +18,11 @@ targets=(client_tests daemon_model_tests daemon_storage_tests daemon_config_test
          optraced optrace-cli optrace-test-producer optrace-test-client optrace-load)
 # Tests whose figures are timing claims, not correctness: sanitizers make
 # everything several times slower, so they are left to the normal build.
-exclude='SlowTailClient'
+# RingPastWatermark asserts that a flooding producer found the drain thread
+# asleep; under ThreadSanitizer the drain often keeps pace and never sleeps
+# (7 failures in 10 runs with fe0eb3a's daemon as with today's; the normal
+# build passes it every time).
+exclude='SlowTailClient|IngestTest.RingPastWatermark'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Tests run some programs as other uids, which may not reach a private
