@@ -139,9 +139,12 @@ void DurationSketch::Merge(const DurationSketch& other) {
 
 uint64_t DurationSketch::Quantile(double q) const {
   if (count_ == 0) return 0;
+  // Compared as doubles first: a count near 2^64 rounds up to 2^64, which
+  // no uint64_t holds.
   const double rank_real = std::ceil(q * static_cast<double>(count_));
-  uint64_t rank = rank_real <= 1 ? 0 : static_cast<uint64_t>(rank_real) - 1;
-  rank = std::min(rank, count_ - 1);
+  const uint64_t rank = rank_real >= static_cast<double>(count_) ? count_ - 1
+                        : rank_real <= 1                         ? 0
+                                         : static_cast<uint64_t>(rank_real) - 1;
   if (rank < zero_count_) return 0;
   uint64_t seen = zero_count_;
   for (size_t i = 0; i < buckets_.size(); ++i) {

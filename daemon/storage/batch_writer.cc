@@ -27,6 +27,15 @@ std::string UpdateAllButFirst(std::string_view columns) {
   return out;
 }
 
+// Binds the five columns of `key` from `first`.
+void BindKey(SqliteStatement& statement, int first, const OpAggregateKey& key) {
+  statement.BindUint64(first, key.session);
+  statement.BindUint64(first + 1, key.name);
+  statement.BindUint64(first + 2, key.tag);
+  statement.BindUint64(first + 3, key.target);
+  statement.BindUint64(first + 4, key.device);
+}
+
 // Orders by start time, keeping the drain order of equal starts.
 bool StartsBefore(const Span& a, const Span& b) { return a.start_ns < b.start_ns; }
 
@@ -51,10 +60,11 @@ Status BatchWriter::PrepareStatements() {
        "VALUES(?, ?, ?, ?, ?)"},
       // Durations are non-negative and at most kMaxAggregateNs on both
       // sides, so the saturating sum never overflows into a REAL; NULL
-      // min/max mean "no ok span yet".
+      // min/max mean "no ok span yet". The sketch bound is the merged one
+      // (UpsertAggregate reads the stored sketch first).
       {&upsert_aggregate_,
-       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns + ") VALUES(" +
-           Placeholders(kOpAggregateColumnCount) +
+       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns + ", " +
+           kOpAggregateSketchColumns + ") VALUES(" + Placeholders(kOpAggregateColumnCount + 2) +
            ") ON CONFLICT DO UPDATE SET "
            "count = count + excluded.count, "
            "ok_count = ok_count + excluded.ok_count, "
@@ -63,7 +73,23 @@ Status BatchWriter::PrepareStatements() {
            "min_ns = CASE WHEN excluded.min_ns IS NULL THEN min_ns WHEN min_ns IS NULL "
            "THEN excluded.min_ns ELSE min(min_ns, excluded.min_ns) END, "
            "max_ns = CASE WHEN excluded.max_ns IS NULL THEN max_ns WHEN max_ns IS NULL "
-           "THEN excluded.max_ns ELSE max(max_ns, excluded.max_ns) END"},
+           "THEN excluded.max_ns ELSE max(max_ns, excluded.max_ns) END, "
+           "sketch = excluded.sketch, "
+           "groups_folded = groups_folded + excluded.groups_folded"},
+      {&select_sketch_,
+       "SELECT sketch FROM op_aggregates WHERE session_id = ? AND name = ? AND tag = ? AND "
+       "target = ? AND device = ?"},
+      {&count_groups_, "SELECT count(*) FROM op_aggregates WHERE session_id = ? AND name <> " +
+                           std::to_string(kOtherGroupString)},
+      // The session's rows (its `other` row aside) from the least total
+      // time: those a fold takes.
+      {&select_smallest_,
+       std::string("SELECT ") + kOpAggregateColumns + ", " + kOpAggregateSketchColumns +
+           " FROM op_aggregates WHERE session_id = ? AND name <> " +
+           std::to_string(kOtherGroupString) + " ORDER BY total_ns, count LIMIT ?"},
+      {&delete_aggregate_,
+       "DELETE FROM op_aggregates WHERE session_id = ? AND name = ? AND tag = ? AND target = ? "
+       "AND device = ?"},
       {&insert_instant_, std::string("INSERT INTO instants(session_id, ") + kInstantColumns +
                              ") VALUES(" + Placeholders(1 + kInstantColumnCount) + ")"},
       // A half persisted again (e.g. by a restarted daemon) replaces itself.
@@ -84,6 +110,13 @@ Status BatchWriter::PrepareStatements() {
 }
 
 Status BatchWriter::Write(const StoreBatch& batch) {
+  // A failed batch rolls back: the cached group counts may then be wrong.
+  Status written = WriteInTransaction(batch);
+  if (!written.ok()) session_groups_.clear();
+  return written;
+}
+
+Status BatchWriter::WriteInTransaction(const StoreBatch& batch) {
   Result<SqliteTransaction> transaction =
       SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);
   if (!transaction.ok()) return transaction.status();
@@ -148,12 +181,85 @@ Status BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
 }
 
 Status BatchWriter::WriteAggregates() {
-  for (const auto& [key, totals] : aggregates_.entries()) {
-    BindOpAggregate(upsert_aggregate_, 1, key, totals);
-    Status done = upsert_aggregate_.Run();
+  for (const auto& [key, batch_aggregate] : aggregates_.entries()) {
+    bool is_new = false;
+    Status done = UpsertAggregate(key, batch_aggregate, 0, &is_new);
+    if (!done.ok()) return done;
+    if (!is_new) continue;
+    Result<uint64_t*> groups = SessionGroups(key.session);
+    if (!groups.ok()) return groups.status();
+    if (++*groups.value() <= kMaxAggregateGroups) continue;
+    done = FoldSmallestGroups(key.session, groups.value());
     if (!done.ok()) return done;
   }
   return Status::Ok();
+}
+
+Status BatchWriter::UpsertAggregate(const OpAggregateKey& key, const SketchedAggregate& added,
+                                    uint64_t groups_folded, bool* is_new) {
+  // The stored sketch, merged with the batch's. A NULL sketch (a row from
+  // before schema version 5) or one that does not parse leaves the batch's
+  // alone: its count then stays below ok_count, which readers see.
+  DurationSketch merged = added.sketch;
+  {
+    ScopedStatementReset reset(select_sketch_);
+    BindKey(select_sketch_, 1, key);
+    Result<bool> row = select_sketch_.Step();
+    if (!row.ok()) return row.status();
+    *is_new = !row.value();
+    if (row.value()) {
+      Result<DurationSketch> stored = DurationSketch::Parse(select_sketch_.ColumnBlob(0));
+      if (stored.ok()) merged.Merge(stored.value());
+    }
+  }
+  const std::string bytes = merged.Serialize();
+  BindOpAggregate(upsert_aggregate_, 1, key, added.totals);
+  BindOpAggregateSketch(upsert_aggregate_, 1 + kOpAggregateColumnCount, bytes, groups_folded);
+  return upsert_aggregate_.Run();
+}
+
+Result<uint64_t*> BatchWriter::SessionGroups(SessionId session) {
+  if (auto it = session_groups_.find(session); it != session_groups_.end()) return &it->second;
+  ScopedStatementReset reset(count_groups_);
+  count_groups_.BindUint64(1, session);
+  Result<bool> row = count_groups_.Step();
+  if (!row.ok()) return row.status();
+  // The row just inserted is counted by the query and by the caller's ++.
+  const uint64_t stored = count_groups_.ColumnUint64(0);
+  return &session_groups_.emplace(session, stored == 0 ? 0 : stored - 1).first->second;
+}
+
+Status BatchWriter::FoldSmallestGroups(SessionId session, uint64_t* groups) {
+  SketchedAggregate folded;
+  uint64_t folded_groups = 0;
+  std::vector<OpAggregateKey> keys;
+  {
+    ScopedStatementReset reset(select_smallest_);
+    select_smallest_.BindUint64(1, session);
+    select_smallest_.BindUint64(2, *groups - kAggregateGroupsAfterFold);
+    while (true) {
+      Result<bool> step = select_smallest_.Step();
+      if (!step.ok()) return step.status();
+      if (!step.value()) break;
+      Result<OpAggregateRow> row = ReadOpAggregate(select_smallest_, 0);
+      if (!row.ok()) return row.status();
+      ReadOpAggregateSketch(select_smallest_, kOpAggregateColumnCount, &row.value());
+      folded.totals.Merge(row->totals);
+      // A sketch that does not parse is left out, as in UpsertAggregate.
+      Result<DurationSketch> sketch = DurationSketch::Parse(row->sketch);
+      if (sketch.ok()) folded.sketch.Merge(sketch.value());
+      folded_groups += 1 + row->groups_folded;
+      keys.push_back(row->key);
+    }
+  }
+  for (const OpAggregateKey& key : keys) {
+    BindKey(delete_aggregate_, 1, key);
+    Status done = delete_aggregate_.Run();
+    if (!done.ok()) return done;
+  }
+  *groups -= keys.size();
+  bool is_new = false;
+  return UpsertAggregate(OtherGroupKey(session), folded, folded_groups, &is_new);
 }
 
 Status BatchWriter::WriteInstants(const StoreBatch& batch) {

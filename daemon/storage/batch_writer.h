@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -27,18 +28,29 @@ class BatchWriter {
   // transaction is rolled back and the error returned (see SqliteError for
   // which codes are worth a retry). Each SessionSpans entry becomes one span
   // page (more above span_page::kMaxSpansPerPage spans), its spans in start
-  // order; its
-  // spans are also added to op_aggregates.
+  // order; its spans are also added to op_aggregates (totals and sketch),
+  // a session's rows folded into its `other` row past kMaxAggregateGroups.
   Status Write(const StoreBatch& batch);
 
  private:
   explicit BatchWriter(SqliteConnection& db) : db_(db) {}
   Status PrepareStatements();
+  Status WriteInTransaction(const StoreBatch& batch);
   Status WriteStrings(const StoreBatch& batch);
   Status WriteSessions(const StoreBatch& batch);
   Status WriteSpans(const StoreBatch& batch);
   Status WritePage(SessionId session, std::span<const Span> spans);
   Status WriteAggregates();
+  // Adds `added` (and `groups_folded`) to `key`'s row, merging the stored
+  // sketch; *is_new says whether the row was created.
+  Status UpsertAggregate(const OpAggregateKey& key, const SketchedAggregate& added,
+                         uint64_t groups_folded, bool* is_new);
+  // The cached count of `session`'s rows but `other`, read once from the
+  // database (less the row just created, which the caller counts).
+  Result<uint64_t*> SessionGroups(SessionId session);
+  // Folds `session`'s rows with the least total time into its `other`
+  // row until kAggregateGroupsAfterFold are left; updates *groups.
+  Status FoldSmallestGroups(SessionId session, uint64_t* groups);
   Status WriteInstants(const StoreBatch& batch);
   Status WriteHalves(const StoreBatch& batch);
   Status WriteCursors(const StoreBatch& batch);
@@ -48,6 +60,10 @@ class BatchWriter {
   SqliteStatement upsert_session_;
   SqliteStatement insert_page_;
   SqliteStatement upsert_aggregate_;
+  SqliteStatement select_sketch_;
+  SqliteStatement count_groups_;
+  SqliteStatement select_smallest_;
+  SqliteStatement delete_aggregate_;
   SqliteStatement insert_instant_;
   SqliteStatement insert_half_;
   SqliteStatement delete_half_;
@@ -55,6 +71,9 @@ class BatchWriter {
   // Scratch, kept between batches to reuse its memory.
   BatchAggregates aggregates_;
   std::vector<Span> sorted_;
+  // Rows per session but `other`, as committed plus this batch's so far;
+  // cleared when a batch fails (its rows rolled back).
+  std::unordered_map<SessionId, uint64_t> session_groups_;
 };
 
 }  // namespace optrace::daemon

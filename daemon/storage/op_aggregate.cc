@@ -14,6 +14,22 @@ void OpAggregate::Add(const Span& span) {
   ++ok_count;
 }
 
+void OpAggregate::Merge(const OpAggregate& other) {
+  if (other.ok_count > 0) {
+    min_ns = ok_count == 0 ? other.min_ns : std::min(min_ns, other.min_ns);
+    max_ns = std::max(max_ns, other.max_ns);
+  }
+  count += other.count;
+  ok_count += other.ok_count;
+  total_ns =
+      other.total_ns > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + other.total_ns;
+}
+
+void SketchedAggregate::Add(const Span& span) {
+  totals.Add(span);
+  if (span.status == SpanStatus::kOk) sketch.Add(std::min(span.duration_ns, kMaxAggregateNs));
+}
+
 size_t OpAggregateKeyHash::operator()(const OpAggregateKey& key) const {
   // Mixes the fields into one word, then scrambles it (splitmix64's finaliser).
   uint64_t h = key.session * 0x9e3779b97f4a7c15ULL;

@@ -1,13 +1,15 @@
-// Per-op totals (op_aggregates rows): how often an op ran in a session and
-// how long its successful runs took.
+// Per-op totals (op_aggregates rows): how often an op ran in a session, how
+// long its successful runs took and a sketch of their durations.
 #ifndef OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 #define OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <unordered_map>
 
+#include "model/duration_sketch.h"
 #include "model/span.h"
 
 namespace optrace::daemon {
@@ -27,6 +29,33 @@ struct OpAggregateKey {
   bool operator==(const OpAggregateKey&) const = default;
 };
 
+// The bound on a session's op_aggregates rows. When a batch takes a
+// session past kMaxAggregateGroups rows (its `other` row aside), the
+// writer folds its rows with the least total time (ties: fewest spans)
+// into the session's `other` row until kAggregateGroupsAfterFold are
+// left, so that the groups kept are the top ones by time at each fold. A
+// group folded once and seen again starts a new row; its earlier spans
+// stay in `other`. Counts and totals of the session stay exact in sum.
+inline constexpr uint64_t kMaxAggregateGroups = 10'000;
+inline constexpr uint64_t kAggregateGroupsAfterFold = kMaxAggregateGroups / 2;
+
+// The name, tag, target and device of every session's `other` row: ids no
+// string, target or device has (the dictionary's ids count up from 1).
+inline constexpr StringId kOtherGroupString = std::numeric_limits<StringId>::max();
+inline constexpr uint8_t kOtherGroupTarget = std::numeric_limits<uint8_t>::max();
+inline constexpr uint16_t kOtherGroupDevice = std::numeric_limits<uint16_t>::max();
+
+// The key of `session`'s `other` row.
+inline OpAggregateKey OtherGroupKey(SessionId session) {
+  return {session, kOtherGroupString, kOtherGroupString, kOtherGroupTarget, kOtherGroupDevice};
+}
+
+// Whether `key` is an `other` row's (its session aside).
+inline bool IsOtherGroup(const OpAggregateKey& key) {
+  return key.name == kOtherGroupString && key.tag == kOtherGroupString &&
+         key.target == kOtherGroupTarget && key.device == kOtherGroupDevice;
+}
+
 // The totals of one key. Value type.
 struct OpAggregate {
   uint64_t count = 0;     // spans of every status
@@ -37,12 +66,29 @@ struct OpAggregate {
 
   // Counts `span`; its duration counts only when its status is ok.
   void Add(const Span& span);
+
+  // Adds `other`'s spans: as if Add had been given them too.
+  void Merge(const OpAggregate& other);
 };
 
 // One op_aggregates row, as SpanReader::Aggregates returns it.
 struct OpAggregateRow {
   OpAggregateKey key;
   OpAggregate totals;
+  // The DurationSketch bytes of the ok durations as stored (untrusted;
+  // empty when NULL: a row written before schema version 5). The sketch
+  // covers all of totals.ok_count only when its Count() equals it.
+  std::string sketch;
+  uint64_t groups_folded = 0;  // `other` rows: groups folded into it so far
+};
+
+// The totals and duration sketch of one key's spans in a batch.
+struct SketchedAggregate {
+  OpAggregate totals;
+  DurationSketch sketch;  // of the ok durations, capped at kMaxAggregateNs
+
+  // Counts `span` in both.
+  void Add(const Span& span);
 };
 
 struct OpAggregateKeyHash {
@@ -53,7 +99,7 @@ struct OpAggregateKeyHash {
 // upsert per key. Thread rules: a value type, one thread at a time.
 class BatchAggregates {
  public:
-  using Map = std::unordered_map<OpAggregateKey, OpAggregate, OpAggregateKeyHash>;
+  using Map = std::unordered_map<OpAggregateKey, SketchedAggregate, OpAggregateKeyHash>;
 
   void Add(SessionId session, const Span& span);
   const Map& entries() const { return entries_; }
