@@ -129,12 +129,42 @@ void DurationSketch::AddToBucket(uint32_t index, uint64_t n) {
 void DurationSketch::Merge(const DurationSketch& other) {
   count_ = SaturatingAdd(count_, other.count_);
   zero_count_ = SaturatingAdd(zero_count_, other.zero_count_);
-  // Highest buckets first, so that a collapse happens once, at the bottom.
-  for (size_t i = other.buckets_.size(); i-- > 0;) {
-    if (other.buckets_[i] != 0) {
-      AddToBucket(other.first_index_ + static_cast<uint32_t>(i), other.buckets_[i]);
+  if (other.buckets_.empty()) return;
+  const uint32_t other_last = other.first_index_ + static_cast<uint32_t>(other.buckets_.size()) - 1;
+  const uint32_t first =
+      buckets_.empty() ? other.first_index_ : std::min(first_index_, other.first_index_);
+  const uint32_t last =
+      buckets_.empty()
+          ? other_last
+          : std::max(first_index_ + static_cast<uint32_t>(buckets_.size()) - 1, other_last);
+  if (last - first >= kMaxBuckets) {
+    // The union needs a collapse: bucket by bucket, highest first, so that
+    // it happens once, at the bottom.
+    for (size_t i = other.buckets_.size(); i-- > 0;) {
+      if (other.buckets_[i] != 0) {
+        AddToBucket(other.first_index_ + static_cast<uint32_t>(i), other.buckets_[i]);
+      }
     }
+    return;
   }
+  // The common case: widen the run once, then add bucket by bucket.
+  if (buckets_.empty()) {
+    first_index_ = first;
+  } else if (first < first_index_) {
+    buckets_.insert(buckets_.begin(), first_index_ - first, 0);
+    first_index_ = first;
+  }
+  buckets_.resize(last - first + 1, 0);
+  uint64_t* into = buckets_.data() + (other.first_index_ - first_index_);
+  for (size_t i = 0; i < other.buckets_.size(); ++i)
+    into[i] = SaturatingAdd(into[i], other.buckets_[i]);
+}
+
+void DurationSketch::Clear() {
+  count_ = 0;
+  zero_count_ = 0;
+  first_index_ = 0;
+  buckets_.clear();
 }
 
 uint64_t DurationSketch::Quantile(double q) const {

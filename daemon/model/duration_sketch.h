@@ -48,6 +48,9 @@ class DurationSketch {
   // exact one; 0 when empty. REQUIRES: 0 <= q <= 1.
   uint64_t Quantile(double q) const;
 
+  // Forgets every duration, keeping the memory for the next ones.
+  void Clear();
+
   // Durations counted (saturating).
   uint64_t Count() const { return count_; }
 

@@ -1,6 +1,7 @@
 #include "storage/batch_writer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -60,11 +61,12 @@ Status BatchWriter::PrepareStatements() {
        "VALUES(?, ?, ?, ?, ?)"},
       // Durations are non-negative and at most kMaxAggregateNs on both
       // sides, so the saturating sum never overflows into a REAL; NULL
-      // min/max mean "no ok span yet". The sketch bound is the merged one
-      // (UpsertAggregate reads the stored sketch first).
+      // min/max mean "no ok span yet". A new row's sketch is NULL until
+      // WriteSketches writes it. RETURNING count tells a new row (whose
+      // count is the batch's) from an updated one.
       {&upsert_aggregate_,
-       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns + ", " +
-           kOpAggregateSketchColumns + ") VALUES(" + Placeholders(kOpAggregateColumnCount + 2) +
+       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns +
+           ", groups_folded) VALUES(" + Placeholders(kOpAggregateColumnCount + 1) +
            ") ON CONFLICT DO UPDATE SET "
            "count = count + excluded.count, "
            "ok_count = ok_count + excluded.ok_count, "
@@ -74,10 +76,13 @@ Status BatchWriter::PrepareStatements() {
            "THEN excluded.min_ns ELSE min(min_ns, excluded.min_ns) END, "
            "max_ns = CASE WHEN excluded.max_ns IS NULL THEN max_ns WHEN max_ns IS NULL "
            "THEN excluded.max_ns ELSE max(max_ns, excluded.max_ns) END, "
-           "sketch = excluded.sketch, "
-           "groups_folded = groups_folded + excluded.groups_folded"},
+           "groups_folded = groups_folded + excluded.groups_folded "
+           "RETURNING count"},
       {&select_sketch_,
        "SELECT sketch FROM op_aggregates WHERE session_id = ? AND name = ? AND tag = ? AND "
+       "target = ? AND device = ?"},
+      {&update_sketch_,
+       "UPDATE op_aggregates SET sketch = ? WHERE session_id = ? AND name = ? AND tag = ? AND "
        "target = ? AND device = ?"},
       {&count_groups_, "SELECT count(*) FROM op_aggregates WHERE session_id = ? AND name <> " +
                            std::to_string(kOtherGroupString)},
@@ -109,10 +114,23 @@ Status BatchWriter::PrepareStatements() {
   return Status::Ok();
 }
 
-Status BatchWriter::Write(const StoreBatch& batch) {
-  // A failed batch rolls back: the cached group counts may then be wrong.
+Status BatchWriter::Write(const StoreBatch& batch, bool more_queued) {
+  more_queued_ = more_queued;
   Status written = WriteInTransaction(batch);
-  if (!written.ok()) session_groups_.clear();
+  if (!written.ok()) {
+    // Rolled back: the cached group counts may be wrong, and the batch's
+    // sketches were not written (the batch is retried or dropped whole).
+    session_groups_.clear();
+    return written;
+  }
+  if (sketches_written_) {
+    unwritten_sketches_.clear();
+    next_sketch_write_ = std::chrono::steady_clock::now() + kSketchWriteInterval;
+  } else {
+    for (const auto& [key, added] : aggregates_.entries()) {
+      if (added.sketch.Count() != 0) unwritten_sketches_[key].Merge(added.sketch);
+    }
+  }
   return written;
 }
 
@@ -181,41 +199,77 @@ Status BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
 }
 
 Status BatchWriter::WriteAggregates() {
-  for (const auto& [key, batch_aggregate] : aggregates_.entries()) {
+  std::vector<SessionId> over_bound;
+  for (const auto& [key, added] : aggregates_.entries()) {
+    if (added.totals.count == 0) continue;  // kept from an earlier batch
     bool is_new = false;
-    Status done = UpsertAggregate(key, batch_aggregate, 0, &is_new);
+    Status done = UpsertTotals(key, added.totals, 0, &is_new);
     if (!done.ok()) return done;
     if (!is_new) continue;
     Result<uint64_t*> groups = SessionGroups(key.session);
     if (!groups.ok()) return groups.status();
-    if (++*groups.value() <= kMaxAggregateGroups) continue;
-    done = FoldSmallestGroups(key.session, groups.value());
+    if (++*groups.value() == kMaxAggregateGroups + 1) over_bound.push_back(key.session);
+  }
+  // A fold reads the stored sketches: they must be complete first.
+  sketches_written_ = !more_queued_ || !over_bound.empty() ||
+                      unwritten_sketches_.size() >= kMaxUnwrittenSketches ||
+                      std::chrono::steady_clock::now() >= next_sketch_write_;
+  if (!sketches_written_) return Status::Ok();
+  Status done = WriteSketches();
+  if (!done.ok()) return done;
+  for (const SessionId session : over_bound) {
+    done = FoldSmallestGroups(session);
     if (!done.ok()) return done;
   }
   return Status::Ok();
 }
 
-Status BatchWriter::UpsertAggregate(const OpAggregateKey& key, const SketchedAggregate& added,
-                                    uint64_t groups_folded, bool* is_new) {
-  // The stored sketch, merged with the batch's. A NULL sketch (a row from
-  // before schema version 5) or one that does not parse leaves the batch's
-  // alone: its count then stays below ok_count, which readers see.
-  DurationSketch merged = added.sketch;
+Status BatchWriter::UpsertTotals(const OpAggregateKey& key, const OpAggregate& added,
+                                 uint64_t groups_folded, bool* is_new) {
+  ScopedStatementReset reset(upsert_aggregate_);
+  BindOpAggregate(upsert_aggregate_, 1, key, added);
+  upsert_aggregate_.BindUint64(1 + kOpAggregateColumnCount, groups_folded);
+  Result<bool> row = upsert_aggregate_.Step();
+  if (!row.ok()) return row.status();
+  *is_new = row.value() && upsert_aggregate_.ColumnUint64(0) == added.count;
+  return Status::Ok();
+}
+
+Status BatchWriter::WriteSketches() {
+  for (const auto& [key, added] : aggregates_.entries()) {
+    if (added.totals.count == 0) continue;  // kept from an earlier batch
+    DurationSketch sketch = added.sketch;
+    if (auto it = unwritten_sketches_.find(key); it != unwritten_sketches_.end()) {
+      sketch.Merge(it->second);
+    }
+    Status done = MergeSketch(key, sketch);
+    if (!done.ok()) return done;
+  }
+  for (const auto& [key, sketch] : unwritten_sketches_) {
+    if (aggregates_.Has(key)) continue;  // written above
+    Status done = MergeSketch(key, sketch);
+    if (!done.ok()) return done;
+  }
+  return Status::Ok();
+}
+
+Status BatchWriter::MergeSketch(const OpAggregateKey& key, DurationSketch sketch) {
   {
     ScopedStatementReset reset(select_sketch_);
     BindKey(select_sketch_, 1, key);
     Result<bool> row = select_sketch_.Step();
     if (!row.ok()) return row.status();
-    *is_new = !row.value();
-    if (row.value()) {
-      Result<DurationSketch> stored = DurationSketch::Parse(select_sketch_.ColumnBlob(0));
-      if (stored.ok()) merged.Merge(stored.value());
-    }
+    if (!row.value()) return Status::Ok();  // the row is gone (retention)
+    // A NULL sketch (a row from before schema version 5) or one that does
+    // not parse is left out: the sketch's count then stays below ok_count,
+    // which readers see.
+    Result<DurationSketch> stored = DurationSketch::Parse(select_sketch_.ColumnBlob(0));
+    if (stored.ok()) sketch.Merge(stored.value());
   }
-  const std::string bytes = merged.Serialize();
-  BindOpAggregate(upsert_aggregate_, 1, key, added.totals);
-  BindOpAggregateSketch(upsert_aggregate_, 1 + kOpAggregateColumnCount, bytes, groups_folded);
-  return upsert_aggregate_.Run();
+  const std::string bytes = sketch.Serialize();
+  update_sketch_.BindBlob(1, bytes);
+  BindKey(update_sketch_, 2, key);
+  return update_sketch_.Run();
 }
 
 Result<uint64_t*> BatchWriter::SessionGroups(SessionId session) {
@@ -229,14 +283,16 @@ Result<uint64_t*> BatchWriter::SessionGroups(SessionId session) {
   return &session_groups_.emplace(session, stored == 0 ? 0 : stored - 1).first->second;
 }
 
-Status BatchWriter::FoldSmallestGroups(SessionId session, uint64_t* groups) {
+Status BatchWriter::FoldSmallestGroups(SessionId session) {
+  Result<uint64_t*> groups = SessionGroups(session);
+  if (!groups.ok()) return groups.status();
   SketchedAggregate folded;
   uint64_t folded_groups = 0;
   std::vector<OpAggregateKey> keys;
   {
     ScopedStatementReset reset(select_smallest_);
     select_smallest_.BindUint64(1, session);
-    select_smallest_.BindUint64(2, *groups - kAggregateGroupsAfterFold);
+    select_smallest_.BindUint64(2, *groups.value() - kAggregateGroupsAfterFold);
     while (true) {
       Result<bool> step = select_smallest_.Step();
       if (!step.ok()) return step.status();
@@ -245,7 +301,7 @@ Status BatchWriter::FoldSmallestGroups(SessionId session, uint64_t* groups) {
       if (!row.ok()) return row.status();
       ReadOpAggregateSketch(select_smallest_, kOpAggregateColumnCount, &row.value());
       folded.totals.Merge(row->totals);
-      // A sketch that does not parse is left out, as in UpsertAggregate.
+      // A sketch that does not parse is left out, as in MergeSketch.
       Result<DurationSketch> sketch = DurationSketch::Parse(row->sketch);
       if (sketch.ok()) folded.sketch.Merge(sketch.value());
       folded_groups += 1 + row->groups_folded;
@@ -257,9 +313,12 @@ Status BatchWriter::FoldSmallestGroups(SessionId session, uint64_t* groups) {
     Status done = delete_aggregate_.Run();
     if (!done.ok()) return done;
   }
-  *groups -= keys.size();
+  *groups.value() -= keys.size();
+  const OpAggregateKey other = OtherGroupKey(session);
   bool is_new = false;
-  return UpsertAggregate(OtherGroupKey(session), folded, folded_groups, &is_new);
+  Status done = UpsertTotals(other, folded.totals, folded_groups, &is_new);
+  if (!done.ok()) return done;
+  return MergeSketch(other, std::move(folded.sketch));
 }
 
 Status BatchWriter::WriteInstants(const StoreBatch& batch) {

@@ -2,6 +2,7 @@
 #ifndef OPTRACE_DAEMON_STORAGE_BATCH_WRITER_H_
 #define OPTRACE_DAEMON_STORAGE_BATCH_WRITER_H_
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -28,9 +29,21 @@ class BatchWriter {
   // transaction is rolled back and the error returned (see SqliteError for
   // which codes are worth a retry). Each SessionSpans entry becomes one span
   // page (more above span_page::kMaxSpansPerPage spans), its spans in start
-  // order; its spans are also added to op_aggregates (totals and sketch),
-  // a session's rows folded into its `other` row past kMaxAggregateGroups.
-  Status Write(const StoreBatch& batch);
+  // order; its spans are also added to op_aggregates: the totals in the same
+  // transaction, the duration sketches (a few hundred bytes to a few KiB a
+  // row, too many to rewrite for every batch of a busy writer) when nothing
+  // more is queued (`more_queued` false), at least every
+  // kSketchWriteInterval, when kMaxUnwrittenSketches rows wait, and before
+  // a session's rows are folded into its `other` row past
+  // kMaxAggregateGroups. Until then a row's sketch lags its totals: its
+  // Count() is below ok_count (readers see it), and a daemon that dies
+  // loses that lag from the sketches for good, never from the totals.
+  Status Write(const StoreBatch& batch, bool more_queued = false);
+
+  // How long sketches may lag their totals under load, and how many rows'
+  // sketches may wait (memory: one sketch each).
+  static constexpr std::chrono::seconds kSketchWriteInterval{1};
+  static constexpr size_t kMaxUnwrittenSketches = 20'000;
 
  private:
   explicit BatchWriter(SqliteConnection& db) : db_(db) {}
@@ -41,16 +54,21 @@ class BatchWriter {
   Status WriteSpans(const StoreBatch& batch);
   Status WritePage(SessionId session, std::span<const Span> spans);
   Status WriteAggregates();
-  // Adds `added` (and `groups_folded`) to `key`'s row, merging the stored
-  // sketch; *is_new says whether the row was created.
-  Status UpsertAggregate(const OpAggregateKey& key, const SketchedAggregate& added,
-                         uint64_t groups_folded, bool* is_new);
+  // Adds `added` (and `groups_folded`) to `key`'s totals; *is_new says
+  // whether the row was created.
+  Status UpsertTotals(const OpAggregateKey& key, const OpAggregate& added, uint64_t groups_folded,
+                      bool* is_new);
+  // Merges this batch's and the unwritten sketches into their rows.
+  Status WriteSketches();
+  // Merges `sketch` into `key`'s stored sketch; nothing when the row is gone.
+  Status MergeSketch(const OpAggregateKey& key, DurationSketch sketch);
   // The cached count of `session`'s rows but `other`, read once from the
   // database (less the row just created, which the caller counts).
   Result<uint64_t*> SessionGroups(SessionId session);
   // Folds `session`'s rows with the least total time into its `other`
-  // row until kAggregateGroupsAfterFold are left; updates *groups.
-  Status FoldSmallestGroups(SessionId session, uint64_t* groups);
+  // row until kAggregateGroupsAfterFold are left. REQUIRES: its sketches
+  // are written.
+  Status FoldSmallestGroups(SessionId session);
   Status WriteInstants(const StoreBatch& batch);
   Status WriteHalves(const StoreBatch& batch);
   Status WriteCursors(const StoreBatch& batch);
@@ -61,6 +79,7 @@ class BatchWriter {
   SqliteStatement insert_page_;
   SqliteStatement upsert_aggregate_;
   SqliteStatement select_sketch_;
+  SqliteStatement update_sketch_;
   SqliteStatement count_groups_;
   SqliteStatement select_smallest_;
   SqliteStatement delete_aggregate_;
@@ -74,6 +93,11 @@ class BatchWriter {
   // Rows per session but `other`, as committed plus this batch's so far;
   // cleared when a batch fails (its rows rolled back).
   std::unordered_map<SessionId, uint64_t> session_groups_;
+  // Sketches of committed batches not yet merged into their rows.
+  std::unordered_map<OpAggregateKey, DurationSketch, OpAggregateKeyHash> unwritten_sketches_;
+  std::chrono::steady_clock::time_point next_sketch_write_{};
+  bool more_queued_ = false;       // of the batch being written
+  bool sketches_written_ = false;  // by the batch being written
 };
 
 }  // namespace optrace::daemon

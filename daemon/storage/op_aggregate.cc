@@ -40,6 +40,22 @@ size_t OpAggregateKeyHash::operator()(const OpAggregateKey& key) const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
+bool BatchAggregates::Has(const OpAggregateKey& key) const {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.totals.count != 0;
+}
+
+void BatchAggregates::Clear() {
+  if (entries_.size() > kKeptKeys) {
+    entries_.clear();
+    return;
+  }
+  for (auto& [key, entry] : entries_) {
+    entry.totals = OpAggregate();
+    entry.sketch.Clear();
+  }
+}
+
 void BatchAggregates::Add(SessionId session, const Span& span) {
   entries_[OpAggregateKey{session, span.name, span.tag, span.target, span.device}].Add(span);
 }

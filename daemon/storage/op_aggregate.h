@@ -96,14 +96,20 @@ struct OpAggregateKeyHash {
 };
 
 // The totals of one batch's spans, to be merged into the table with one
-// upsert per key. Thread rules: a value type, one thread at a time.
+// upsert per key. Clear keeps the keys (up to kKeptKeys) and their
+// sketches' memory for the next batch, which is mostly of the same ops:
+// entries() may hold keys with no span (totals.count == 0), which callers
+// skip. Thread rules: a value type, one thread at a time.
 class BatchAggregates {
  public:
   using Map = std::unordered_map<OpAggregateKey, SketchedAggregate, OpAggregateKeyHash>;
+  static constexpr size_t kKeptKeys = 4096;
 
   void Add(SessionId session, const Span& span);
   const Map& entries() const { return entries_; }
-  void Clear() { entries_.clear(); }
+  // Whether `key` has a span in this batch.
+  bool Has(const OpAggregateKey& key) const;
+  void Clear();
 
  private:
   Map entries_;

@@ -183,8 +183,11 @@ void SqliteSpanStore::WriterLoop() {
     // finds those events in the rings again or counts them as lost.
     if (stopping_ && Clock::now() >= stop_deadline_) return;
     const StoreBatch& batch = queue_.front();
+    // Read under the lock: batches queued behind this one let the writer
+    // put off the aggregates' sketches (BatchWriter::Write).
+    const bool more_queued = queue_.size() > 1;
     lock.unlock();
-    const Status written = writer_->Write(batch);
+    const Status written = writer_->Write(batch, more_queued);
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
       FinishHead(written);
