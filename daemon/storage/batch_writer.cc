@@ -42,8 +42,9 @@ bool StartsBefore(const Span& a, const Span& b) { return a.start_ns < b.start_ns
 
 }  // namespace
 
-Result<std::unique_ptr<BatchWriter>> BatchWriter::Create(SqliteConnection& db) {
-  std::unique_ptr<BatchWriter> writer(new BatchWriter(db));
+Result<std::unique_ptr<BatchWriter>> BatchWriter::Create(
+    SqliteConnection& db, std::chrono::milliseconds sketch_write_interval) {
+  std::unique_ptr<BatchWriter> writer(new BatchWriter(db, sketch_write_interval));
   Status prepared = writer->PrepareStatements();
   if (!prepared.ok()) return prepared;
   return writer;
@@ -114,8 +115,7 @@ Status BatchWriter::PrepareStatements() {
   return Status::Ok();
 }
 
-Status BatchWriter::Write(const StoreBatch& batch, bool more_queued) {
-  more_queued_ = more_queued;
+Status BatchWriter::Write(const StoreBatch& batch) {
   Status written = WriteInTransaction(batch);
   if (!written.ok()) {
     // Rolled back: the cached group counts may be wrong, and the batch's
@@ -125,7 +125,7 @@ Status BatchWriter::Write(const StoreBatch& batch, bool more_queued) {
   }
   if (sketches_written_) {
     unwritten_sketches_.clear();
-    next_sketch_write_ = std::chrono::steady_clock::now() + kSketchWriteInterval;
+    next_sketch_write_ = std::chrono::steady_clock::now() + sketch_write_interval_;
   } else {
     for (const auto& [key, added] : aggregates_.entries()) {
       if (added.sketch.Count() != 0) unwritten_sketches_[key].Merge(added.sketch);
@@ -185,7 +185,7 @@ Status BatchWriter::WriteSpans(const StoreBatch& batch) {
     }
     for (const Span& span : spans) aggregates_.Add(entry.session, span);
   }
-  return WriteAggregates();
+  return WriteAggregates(batch);
 }
 
 Status BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
@@ -198,7 +198,7 @@ Status BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
   return insert_page_.Run();
 }
 
-Status BatchWriter::WriteAggregates() {
+Status BatchWriter::WriteAggregates(const StoreBatch& batch) {
   std::vector<SessionId> over_bound;
   for (const auto& [key, added] : aggregates_.entries()) {
     if (added.totals.count == 0) continue;  // kept from an earlier batch
@@ -211,7 +211,10 @@ Status BatchWriter::WriteAggregates() {
     if (++*groups.value() == kMaxAggregateGroups + 1) over_bound.push_back(key.session);
   }
   // A fold reads the stored sketches: they must be complete first.
-  sketches_written_ = !more_queued_ || !over_bound.empty() ||
+  const bool ends_session = std::any_of(
+      batch.sessions.begin(), batch.sessions.end(),
+      [](const SessionRecord& record) { return record.state != SessionState::kRunning; });
+  sketches_written_ = ends_session || !over_bound.empty() ||
                       unwritten_sketches_.size() >= kMaxUnwrittenSketches ||
                       std::chrono::steady_clock::now() >= next_sketch_write_;
   if (!sketches_written_) return Status::Ok();

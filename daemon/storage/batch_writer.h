@@ -23,7 +23,9 @@ namespace optrace::daemon {
 class BatchWriter {
  public:
   // Prepares the statements; errors are SQLite's (see SqliteError).
-  static Result<std::unique_ptr<BatchWriter>> Create(SqliteConnection& db);
+  // `sketch_write_interval`: see Write.
+  static Result<std::unique_ptr<BatchWriter>> Create(
+      SqliteConnection& db, std::chrono::milliseconds sketch_write_interval);
 
   // Commits all of `batch` in one transaction, or nothing: on any error the
   // transaction is rolled back and the error returned (see SqliteError for
@@ -31,29 +33,29 @@ class BatchWriter {
   // page (more above span_page::kMaxSpansPerPage spans), its spans in start
   // order; its spans are also added to op_aggregates: the totals in the same
   // transaction, the duration sketches (a few hundred bytes to a few KiB a
-  // row, too many to rewrite for every batch of a busy writer) when nothing
-  // more is queued (`more_queued` false), at least every
-  // kSketchWriteInterval, when kMaxUnwrittenSketches rows wait, and before
-  // a session's rows are folded into its `other` row past
-  // kMaxAggregateGroups. Until then a row's sketch lags its totals: its
-  // Count() is below ok_count (readers see it), and a daemon that dies
-  // loses that lag from the sketches for good, never from the totals.
-  Status Write(const StoreBatch& batch, bool more_queued = false);
+  // row, too many to rewrite with every 20 ms batch) at most every
+  // `sketch_write_interval` (Create), with a batch that ends a session,
+  // when kMaxUnwrittenSketches rows wait, and before a session's rows are
+  // folded into its `other` row past kMaxAggregateGroups. Until then a
+  // row's sketch lags its totals (its Count() is below ok_count, which
+  // readers see); a running session that goes quiet gets its last sketches
+  // with its next batch or its end, and a daemon that dies loses the lag
+  // from the sketches for good, never from the totals.
+  Status Write(const StoreBatch& batch);
 
-  // How long sketches may lag their totals under load, and how many rows'
-  // sketches may wait (memory: one sketch each).
-  static constexpr std::chrono::seconds kSketchWriteInterval{1};
+  // How many rows' sketches may wait (memory: one sketch each).
   static constexpr size_t kMaxUnwrittenSketches = 20'000;
 
  private:
-  explicit BatchWriter(SqliteConnection& db) : db_(db) {}
+  BatchWriter(SqliteConnection& db, std::chrono::milliseconds sketch_write_interval)
+      : db_(db), sketch_write_interval_(sketch_write_interval) {}
   Status PrepareStatements();
   Status WriteInTransaction(const StoreBatch& batch);
   Status WriteStrings(const StoreBatch& batch);
   Status WriteSessions(const StoreBatch& batch);
   Status WriteSpans(const StoreBatch& batch);
   Status WritePage(SessionId session, std::span<const Span> spans);
-  Status WriteAggregates();
+  Status WriteAggregates(const StoreBatch& batch);
   // Adds `added` (and `groups_folded`) to `key`'s totals; *is_new says
   // whether the row was created.
   Status UpsertTotals(const OpAggregateKey& key, const OpAggregate& added, uint64_t groups_folded,
@@ -95,8 +97,8 @@ class BatchWriter {
   std::unordered_map<SessionId, uint64_t> session_groups_;
   // Sketches of committed batches not yet merged into their rows.
   std::unordered_map<OpAggregateKey, DurationSketch, OpAggregateKeyHash> unwritten_sketches_;
+  const std::chrono::milliseconds sketch_write_interval_;
   std::chrono::steady_clock::time_point next_sketch_write_{};
-  bool more_queued_ = false;       // of the batch being written
   bool sketches_written_ = false;  // by the batch being written
 };
 

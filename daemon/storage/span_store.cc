@@ -183,11 +183,8 @@ void SqliteSpanStore::WriterLoop() {
     // finds those events in the rings again or counts them as lost.
     if (stopping_ && Clock::now() >= stop_deadline_) return;
     const StoreBatch& batch = queue_.front();
-    // Read under the lock: batches queued behind this one let the writer
-    // put off the aggregates' sketches (BatchWriter::Write).
-    const bool more_queued = queue_.size() > 1;
     lock.unlock();
-    const Status written = writer_->Write(batch, more_queued);
+    const Status written = writer_->Write(batch);
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
       FinishHead(written);
@@ -297,7 +294,8 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
     Status done = step(*db.value());
     if (!done.ok()) return done;
   }
-  Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db.value());
+  Result<std::unique_ptr<BatchWriter>> writer =
+      BatchWriter::Create(*db.value(), options.sketch_write_interval);
   if (!writer.ok()) return writer.status();
   std::unique_ptr<Retention> retention;
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns};

@@ -3,6 +3,7 @@
 #ifndef OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
 #define OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,6 +21,9 @@ struct StoreOptions {
   size_t max_queued_batches = 64;    // Submit refuses beyond this
   uint64_t retention_max_bytes = 0;  // 0 = unbounded
   int64_t retention_max_age_ns = 0;  // 0 = unbounded; by session end time
+  // How long op_aggregates' sketches may lag their totals (BatchWriter);
+  // 0 writes them with every batch (tests that read them after Flush).
+  std::chrono::milliseconds sketch_write_interval{1000};
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

@@ -1,9 +1,10 @@
 // BatchWriter's aggregates: the totals in every batch's transaction, the
-// sketches put off while more batches are queued and then complete.
+// sketches put off within the write interval, then complete.
 #include "storage/batch_writer.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -27,7 +28,10 @@ class BatchWriterTest : public ::testing::Test {
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(db).value();
     ASSERT_TRUE(PrepareSchema(*db_).ok());
-    Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db_);
+  }
+
+  void CreateWriter(std::chrono::milliseconds sketch_write_interval) {
+    Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db_, sketch_write_interval);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     writer_ = std::move(writer).value();
   }
@@ -60,25 +64,28 @@ class BatchWriterTest : public ::testing::Test {
   std::unique_ptr<BatchWriter> writer_;
 };
 
-TEST_F(BatchWriterTest, Write_NothingMoreQueued_SketchCoversTheTotals) {
+TEST_F(BatchWriterTest, Write_NoInterval_SketchCoversTheTotalsAfterEachBatch) {
+  ASSERT_NO_FATAL_FAILURE(CreateWriter(std::chrono::milliseconds(0)));
   ASSERT_TRUE(writer_->Write(Spans(1, 100)).ok());
   EXPECT_EQ(OkAndSketchCounts(), std::make_pair(uint64_t{100}, uint64_t{100}));
   ASSERT_TRUE(writer_->Write(Spans(101, 50)).ok());
   EXPECT_EQ(OkAndSketchCounts(), std::make_pair(uint64_t{150}, uint64_t{150}));
 }
 
-TEST_F(BatchWriterTest, Write_MoreQueued_SketchesPutOffThenWrittenWhole) {
-  // The first batch writes its sketch (none written before: the interval
-  // has passed); the next ones, with more queued, only their totals.
-  ASSERT_TRUE(writer_->Write(Spans(1, 10), true).ok());
+TEST_F(BatchWriterTest, Write_WithinInterval_SketchesPutOffUntilTheSessionEnds) {
+  ASSERT_NO_FATAL_FAILURE(CreateWriter(std::chrono::hours(1)));
+  // The first batch writes its sketch (none was written before); the next
+  // ones, within the interval, only their totals.
+  ASSERT_TRUE(writer_->Write(Spans(1, 10)).ok());
   EXPECT_EQ(OkAndSketchCounts(), std::make_pair(uint64_t{10}, uint64_t{10}));
-  ASSERT_TRUE(writer_->Write(Spans(11, 10), true).ok());
-  ASSERT_TRUE(writer_->Write(Spans(21, 10), true).ok());
-  const auto lagging = OkAndSketchCounts();
-  EXPECT_EQ(lagging.first, 30u) << "totals are never put off";
-  EXPECT_LE(lagging.second, 30u);
-  // The last queued batch writes every sketch put off.
-  ASSERT_TRUE(writer_->Write(Spans(31, 10), false).ok());
+  ASSERT_TRUE(writer_->Write(Spans(11, 10)).ok());
+  ASSERT_TRUE(writer_->Write(Spans(21, 10)).ok());
+  EXPECT_EQ(OkAndSketchCounts(), std::make_pair(uint64_t{30}, uint64_t{10}))
+      << "totals are never put off";
+  // A batch that ends the session writes every sketch put off.
+  StoreBatch last = Spans(31, 10);
+  last.sessions = {testing::MakeSession(1, SessionState::kExited)};
+  ASSERT_TRUE(writer_->Write(last).ok());
   EXPECT_EQ(OkAndSketchCounts(), std::make_pair(uint64_t{40}, uint64_t{40}));
 }
 

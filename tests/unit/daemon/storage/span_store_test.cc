@@ -68,6 +68,7 @@ class SpanStoreTest : public ::testing::Test {
  protected:
   std::unique_ptr<SpanStore> Open(StoreOptions options = {}) {
     options.db_path = path_;
+    options.sketch_write_interval = {};  // aggregates' sketches complete after Flush
     Result<std::unique_ptr<SpanStore>> store = SpanStore::Open(options);
     EXPECT_TRUE(store.ok()) << store.status().message();
     return store.ok() ? std::move(store).value() : nullptr;
