@@ -15,9 +15,10 @@ Result<std::unique_ptr<PageTrimmer>> PageTrimmer::Create(SqliteConnection& db) {
 
 Status PageTrimmer::PrepareStatements() {
   const std::pair<SqliteStatement*, const char*> statements[] = {
-      // max() over span_pages_by_last_start is one index seek.
+      // max() and min() over span_pages_by_last_start are index seeks.
       {&select_extent_,
        "SELECT page_bytes, (SELECT coalesce(max(last_start_ns), 0) FROM span_pages "
+       "WHERE session_id = ?1), (SELECT coalesce(min(last_start_ns), 0) FROM span_pages "
        "WHERE session_id = ?1) FROM sessions WHERE id = ?1"},
       // length() of a blob reads its record header, not its overflow pages.
       {&select_oldest_,
@@ -49,7 +50,9 @@ Result<SessionExtent> PageTrimmer::Extent(SessionId session) {
   Result<bool> row = select_extent_.Step();
   if (!row.ok()) return row.status();
   if (!row.value()) return SessionExtent{};
-  return SessionExtent{select_extent_.ColumnUint64(0), select_extent_.ColumnInt64(1)};
+  return SessionExtent{.page_bytes = select_extent_.ColumnUint64(0),
+                       .newest_start_ns = select_extent_.ColumnInt64(1),
+                       .oldest_start_ns = select_extent_.ColumnInt64(2)};
 }
 
 Result<std::vector<PageExtent>> PageTrimmer::OldestPages(SessionId session, size_t limit) {

@@ -21,6 +21,7 @@ namespace optrace::daemon {
 struct SessionExtent {
   uint64_t page_bytes = 0;      // sessions.page_bytes: its pages' data bytes
   int64_t newest_start_ns = 0;  // the latest last start of its pages; 0 without pages
+  int64_t oldest_start_ns = 0;  // the earliest last start of its pages; 0 without pages
 };
 
 // What one Trim removed.
@@ -47,7 +48,8 @@ class PageTrimmer {
  public:
   static Result<std::unique_ptr<PageTrimmer>> Create(SqliteConnection& db);
 
-  // The bytes and the newest start of `session` (zeros for an unknown one).
+  // The bytes and the newest and oldest last starts of `session`'s pages
+  // (zeros for an unknown one), from the sessions row and two index seeks.
   Result<SessionExtent> Extent(SessionId session);
 
   // Up to `limit` pages of `session`, oldest first: by last start, then id.

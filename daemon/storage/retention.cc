@@ -140,7 +140,11 @@ Result<RetentionPass> Retention::Enforce(int64_t now_ns) {
     Result<bool> reduced = ReduceUid(biggest->second, used.value() - policy_.max_bytes,
                                      &usage.value(), &pass, &trim_budget);
     if (!reduced.ok()) return finish(reduced.status());
-    if (!reduced.value()) spent.insert(biggest->second);
+    if (reduced.value()) continue;
+    // A spent budget ends the pass rather than passing to the next uid,
+    // which would then give what the biggest one still had.
+    if (trim_budget == 0) break;
+    spent.insert(biggest->second);
   }
   return finish(Status::Ok());
 }

@@ -55,7 +55,8 @@ class Retention {
   // its newest page. So one uid's running session never makes room by
   // deleting another uid's sessions while it holds the most; a uid that can
   // give nothing more is passed over. Trimming takes at most
-  // kMaxTrimPagesPerPass pages a pass (the next pass goes on).
+  // kMaxTrimPagesPerPass pages a pass: once they are spent the pass ends
+  // (the next one goes on).
   // A session goes with all its rows, each in one transaction; spans that
   // the forwarder has not sent, deleted or trimmed, are added to
   // forward_cursor.spans_lost_to_retention in the same transaction. After

@@ -54,6 +54,11 @@ Result<bool> RollingWindow::TrimSession(SessionId session, size_t* budget,
     goal.drop_before_ns = extent->newest_start_ns - limits_.keep_last_ns;
   }
   if (limits_.keep_last_bytes > 0) goal.max_bytes = limits_.keep_last_bytes;
+  // Most passes find a session within its window: say so without reading
+  // a page row.
+  if (extent->oldest_start_ns >= goal.drop_before_ns && extent->page_bytes <= goal.max_bytes) {
+    return true;
+  }
   uint64_t bytes = extent->page_bytes;
   while (*budget > 0) {
     const size_t look = std::min(*budget, kPagesPerLook);
