@@ -35,6 +35,9 @@ json ToJson(const v1::Session& session) {
           {"instants", session.instants()},
           {"open_ops", session.open_ops()},
           {"drops", ToJson(session.drops())},
+          {"spans_trimmed", session.spans_trimmed()},
+          {"instants_trimmed", session.instants_trimmed()},
+          {"trimmed_before_unix_ns", session.trimmed_before_unix_ns()},
           {"live_level", LevelWord(session.live_level())}};
 }
 

@@ -14,8 +14,22 @@ enum class SessionState : uint8_t { kRunning = 0, kExited = 1, kCrashed = 2 };
 
 std::string_view SessionStateName(SessionState state);  // "running", "exited", "crashed"
 
+// What the store trimmed from a session (its rolling window, or retention
+// making room): spans and instants that were stored and are no longer.
+// Kept by the store, never by the drain thread: 0 in the drain's records,
+// and a batch's SessionRecord leaves the stored values alone.
+struct SessionTrim {
+  uint64_t spans = 0;
+  uint64_t instants = 0;
+  // The last start of the newest span page trimmed: every span that started
+  // after it is still stored; 0 = nothing trimmed.
+  int64_t before_ns = 0;
+
+  bool operator==(const SessionTrim&) const = default;
+};
+
 // Counters are totals for the whole session (not deltas): every batch that
-// carries a SessionRecord replaces the stored one.
+// carries a SessionRecord replaces the stored one (but for `trim`).
 struct SessionRecord {
   SessionId id = 0;
   std::string segment_name;  // unique: how a restarted daemon finds the session
@@ -38,6 +52,7 @@ struct SessionRecord {
   uint64_t dropped_invalid = 0;         // daemon: events that broke an ABI rule
   uint64_t strings_dropped = 0;         // producer: string table full
   uint64_t names_capped = 0;            // producer: names/tags replaced at a cap (not events)
+  SessionTrim trim;                     // store: seen and stored, then trimmed (not drops)
 };
 
 // Adds the loss counters (dropped_*, strings_dropped and names_capped) of

@@ -28,7 +28,8 @@ class BatchWriter {
   // which codes are worth a retry). Each SessionSpans entry becomes one span
   // page (more above span_page::kMaxSpansPerPage spans), its spans in start
   // order; its
-  // spans are also added to op_aggregates.
+  // spans are also added to op_aggregates, and its pages' bytes to its
+  // sessions.page_bytes.
   Status Write(const StoreBatch& batch);
 
  private:
@@ -37,7 +38,8 @@ class BatchWriter {
   Status WriteStrings(const StoreBatch& batch);
   Status WriteSessions(const StoreBatch& batch);
   Status WriteSpans(const StoreBatch& batch);
-  Status WritePage(SessionId session, std::span<const Span> spans);
+  // Writes one page and returns its data bytes.
+  Result<uint64_t> WritePage(SessionId session, std::span<const Span> spans);
   Status WriteAggregates();
   Status WriteInstants(const StoreBatch& batch);
   Status WriteHalves(const StoreBatch& batch);
@@ -47,6 +49,7 @@ class BatchWriter {
   SqliteStatement insert_string_;
   SqliteStatement upsert_session_;
   SqliteStatement insert_page_;
+  SqliteStatement add_page_bytes_;
   SqliteStatement upsert_aggregate_;
   SqliteStatement insert_instant_;
   SqliteStatement insert_half_;

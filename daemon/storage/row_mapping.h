@@ -19,9 +19,13 @@ namespace optrace::daemon {
 // "?, ?, ..." with `count` parameters.
 std::string Placeholders(int count);
 
-// sessions: every column, id first.
+// sessions: every column, id first; the last kSessionTrimColumnCount hold
+// SessionRecord::trim, which the store keeps (the window and retention).
 extern const char* const kSessionColumns;
 extern const int kSessionColumnCount;
+extern const int kSessionTrimColumnCount;
+// kSessionColumns without the trim columns: what a batch's record updates.
+extern const char* const kSessionDrainColumns;
 // Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);
 // Reads a row selected with kSessionColumns starting at column `first`.

@@ -145,11 +145,26 @@ constexpr const char* kSchemaV4 = R"sql(
 ALTER TABLE sessions ADD COLUMN names_capped INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 5: the rolling window of running sessions and fair retention
+// (storage/rolling_window.h, storage/retention.h). A session keeps what the
+// store trimmed from it (spans_trimmed, instants_trimmed, and
+// trimmed_before_ns: the last start of the newest page trimmed) and the
+// bytes of its span pages (page_bytes: what a session and a uid hold,
+// without scanning pages), computed here once for the sessions already
+// stored. span_pages_by_last_start gives each session's pages oldest
+// first and its newest start with one index seek.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE sessions ADD COLUMN spans_trimmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN instants_trimmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN trimmed_before_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN page_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET page_bytes =
+  (SELECT coalesce(sum(length(data)), 0) FROM span_pages WHERE session_id = sessions.id);
+CREATE INDEX span_pages_by_last_start ON span_pages(session_id, last_start_ns);
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1},
-    {2, kSchemaV2},
-    {3, kSchemaV3},
-    {4, kSchemaV4},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -53,6 +53,9 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
                    record.dropped_daemon_restart + record.dropped_invalid);
   drops->set_strings(record.strings_dropped);
   drops->set_names_capped(record.names_capped);
+  out->set_spans_trimmed(record.trim.spans);
+  out->set_instants_trimmed(record.trim.instants);
+  out->set_trimmed_before_unix_ns(record.trim.before_ns);
 }
 
 v1::Target TargetToProto(uint8_t target_kind) {

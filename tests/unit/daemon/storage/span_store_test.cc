@@ -117,18 +117,21 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
     ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(
-      Downgrade({"DROP TABLE forward_cursor",
-                 "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
-                 "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
-                 "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
-                 "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
-                 "ALTER TABLE span_pages_v1 RENAME TO span_pages",
-                 "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
-                 "last_start_ns)",
-                 "ALTER TABLE open_halves DROP COLUMN has_device_ns",
-                 "ALTER TABLE sessions DROP COLUMN names_capped", "DELETE FROM sqlite_sequence",
-                 "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(Downgrade(
+      {"DROP INDEX span_pages_by_last_start", "ALTER TABLE sessions DROP COLUMN page_bytes",
+       "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+       "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+       "ALTER TABLE sessions DROP COLUMN spans_trimmed", "DROP TABLE forward_cursor",
+       "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
+       "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
+       "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
+       "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
+       "ALTER TABLE span_pages_v1 RENAME TO span_pages",
+       "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
+       "last_start_ns)",
+       "ALTER TABLE open_halves DROP COLUMN has_device_ns",
+       "ALTER TABLE sessions DROP COLUMN names_capped", "DELETE FROM sqlite_sequence",
+       "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -305,7 +308,12 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE open_halves DROP COLUMN has_device_ns",
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
+                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
+                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
+                                     "ALTER TABLE open_halves DROP COLUMN has_device_ns",
                                      "ALTER TABLE sessions DROP COLUMN names_capped",
                                      "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}));
   auto store = Open();
@@ -326,7 +334,12 @@ TEST_F(SpanStoreTest, Open_Version3Database_SessionsKeptWithNoNamesCapped) {
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN names_capped",
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
+                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
+                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
+                                     "ALTER TABLE sessions DROP COLUMN names_capped",
                                      "UPDATE meta SET value = 3 WHERE key = 'schema_version'"}));
   auto store = Open();
   ASSERT_NE(store, nullptr);
@@ -674,6 +687,34 @@ TEST_F(SpanStoreTest, Crash_WriterKilledMidStream_EveryCommittedBatchWhole) {
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->Submit(SpansBatch(last + 1, 1, SpanRun(1, 1, 5))));
   EXPECT_TRUE(store->Flush(10'000));
+}
+
+// A database of schema version 4, before the rolling window: migrated, its
+// sessions untrimmed, and the bytes of their pages counted once.
+TEST_F(SpanStoreTest, Open_Version4Database_PageBytesCountedNothingTrimmed) {
+  SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  {
+    auto store = Open();
+    StoreBatch batch = SpansBatch(1, 1, SpanRun(1, 1000, 100));
+    batch.sessions = {before};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  const std::vector<std::string> bytes =
+      QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1");
+  ASSERT_NE(bytes, std::vector<std::string>{"0"});
+  EXPECT_EQ(bytes, QueryColumn(path_, "SELECT sum(length(data)) FROM span_pages"));
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
+                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
+                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
+                                     "UPDATE meta SET value = 4 WHERE key = 'schema_version'"}));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1"), bytes);
+  EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 }  // namespace
