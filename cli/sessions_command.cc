@@ -93,6 +93,10 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
                                 s.spans_trimmed(), s.instants_trimmed(),
                                 FormatWallTime(s.trimmed_before_unix_ns())));
   }
+  if (s.full_ring_wait_ns() > 0 || s.full_ring_wait_timeouts() > 0) {
+    line("waited", fmt::format("{} for room in full rings (lossless mode), {} waits ran out",
+                               FormatDuration(s.full_ring_wait_ns()), s.full_ring_wait_timeouts()));
+  }
   if (running && s.live_level() != v1::LEVEL_UNSPECIFIED) {
     line("level", std::string(LevelWord(s.live_level())));
   }

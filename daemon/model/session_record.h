@@ -52,6 +52,8 @@ struct SessionRecord {
   uint64_t dropped_invalid = 0;         // daemon: events that broke an ABI rule
   uint64_t strings_dropped = 0;         // producer: string table full
   uint64_t names_capped = 0;            // producer: names/tags replaced at a cap (not events)
+  uint64_t full_ring_wait_ns = 0;       // producer, lossless mode: time waited for room
+  uint64_t full_ring_wait_timeouts = 0;  // producer, lossless mode: waits that ran out
   SessionTrim trim;                     // store: seen and stored, then trimmed (not drops)
 };
 

@@ -114,7 +114,9 @@ class RowReader {
   X(dropped_daemon_restart, dropped_daemon_restart) \
   X(dropped_invalid, dropped_invalid)               \
   X(strings_dropped, strings_dropped)               \
-  X(names_capped, names_capped)
+  X(names_capped, names_capped)                     \
+  X(full_ring_wait_ns, full_ring_wait_ns)           \
+  X(full_ring_wait_timeouts, full_ring_wait_timeouts)
 
 // The columns of sessions that the store keeps and batches leave alone.
 #define OPTRACE_SESSION_TRIM_COLUMNS(X) \

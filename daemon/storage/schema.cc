@@ -163,8 +163,17 @@ UPDATE sessions SET page_bytes =
 CREATE INDEX span_pages_by_last_start ON span_pages(session_id, last_start_ns);
 )sql";
 
+// Version 6: a session keeps the time its producer's threads waited for
+// room in full rings in lossless mode, and the waits that ran out
+// (SegmentHeader::full_ring_wait_ns, full_ring_wait_timeouts). Sessions
+// stored before never waited: 0.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE sessions ADD COLUMN full_ring_wait_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN full_ring_wait_timeouts INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}, {6, kSchemaV6},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -42,6 +42,8 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_spans(record.spans);
   out->set_instants(record.instants);
   out->set_open_ops(record.open_ops);
+  out->set_full_ring_wait_ns(record.full_ring_wait_ns);
+  out->set_full_ring_wait_timeouts(record.full_ring_wait_timeouts);
   v1::Drops* drops = out->mutable_drops();
   drops->set_ring_full(record.dropped_ring_full);
   drops->set_no_ring(record.dropped_no_ring);

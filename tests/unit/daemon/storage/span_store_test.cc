@@ -76,6 +76,38 @@ class SpanStoreTest : public ::testing::Test {
     }
   }
 
+  // Stores session `stored`, turns the database back into an older version
+  // with `downgrade`, then checks that opening it migrates to the current
+  // version: the session reads back as `migrated`, a new session `fresh`
+  // is stored whole, and the file is sound. Call it in
+  // ASSERT_NO_FATAL_FAILURE.
+  void ExpectSessionsMigrated(const SessionRecord& stored,
+                              std::initializer_list<const char*> downgrade,
+                              const SessionRecord& migrated, const SessionRecord& fresh) {
+    {
+      auto store = Open();
+      StoreBatch batch;
+      batch.sequence = 1;
+      batch.sessions = {stored};
+      ASSERT_TRUE(store->Submit(batch));
+      ASSERT_TRUE(store->Flush(10'000));
+    }
+    ASSERT_NO_FATAL_FAILURE(Downgrade(downgrade));
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              std::vector<std::string>{std::to_string(kSchemaVersion)});
+    EXPECT_EQ(OpenReader(path_)->GetSession(stored.id).value(),
+              std::optional<SessionRecord>(migrated));
+    StoreBatch batch;
+    batch.sequence = 2;
+    batch.sessions = {fresh};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+    EXPECT_EQ(OpenReader(path_)->GetSession(fresh.id).value(), std::optional<SessionRecord>(fresh));
+    EXPECT_EQ(IntegrityCheck(path_), "ok");
+  }
+
   testing::TempFolder dir_;
   const std::string path_ = dir_.path() + "/trace.db";
 };
@@ -118,7 +150,9 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
     ASSERT_TRUE(store->Flush(10'000));
   }
   ASSERT_NO_FATAL_FAILURE(Downgrade(
-      {"DROP INDEX span_pages_by_last_start", "ALTER TABLE sessions DROP COLUMN page_bytes",
+      {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+       "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns", "DROP INDEX span_pages_by_last_start",
+       "ALTER TABLE sessions DROP COLUMN page_bytes",
        "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
        "ALTER TABLE sessions DROP COLUMN instants_trimmed",
        "ALTER TABLE sessions DROP COLUMN spans_trimmed", "DROP TABLE forward_cursor",
@@ -308,7 +342,9 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+                                     "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
+                                     "DROP INDEX span_pages_by_last_start",
                                      "ALTER TABLE sessions DROP COLUMN page_bytes",
                                      "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
                                      "ALTER TABLE sessions DROP COLUMN instants_trimmed",
@@ -325,36 +361,20 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
 // A database of schema version 3, whose sessions did not count names
 // capped: migrated, its sessions kept with 0, and new counts stored.
 TEST_F(SpanStoreTest, Open_Version3Database_SessionsKeptWithNoNamesCapped) {
-  SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
-  {
-    auto store = Open();
-    StoreBatch batch;
-    batch.sequence = 1;
-    batch.sessions = {before};
-    ASSERT_TRUE(store->Submit(batch));
-    ASSERT_TRUE(store->Flush(10'000));
-  }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
-                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
-                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
-                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
-                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
-                                     "ALTER TABLE sessions DROP COLUMN names_capped",
-                                     "UPDATE meta SET value = 3 WHERE key = 'schema_version'"}));
-  auto store = Open();
-  ASSERT_NE(store, nullptr);
-  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            std::vector<std::string>{std::to_string(kSchemaVersion)});
-  before.names_capped = 0;
-  EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
-  SessionRecord after = MakeSession(2);
-  StoreBatch batch;
-  batch.sequence = 2;
-  batch.sessions = {after};
-  ASSERT_TRUE(store->Submit(batch));
-  ASSERT_TRUE(store->Flush(10'000));
-  EXPECT_EQ(OpenReader(path_)->GetSession(2).value(), std::optional<SessionRecord>(after));
-  EXPECT_EQ(IntegrityCheck(path_), "ok");
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord migrated = before;
+  migrated.names_capped = 0;
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(
+      before,
+      {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+       "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns", "DROP INDEX span_pages_by_last_start",
+       "ALTER TABLE sessions DROP COLUMN page_bytes",
+       "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+       "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+       "ALTER TABLE sessions DROP COLUMN spans_trimmed",
+       "ALTER TABLE sessions DROP COLUMN names_capped",
+       "UPDATE meta SET value = 3 WHERE key = 'schema_version'"},
+      migrated, MakeSession(2)));
 }
 
 TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {
@@ -704,7 +724,9 @@ TEST_F(SpanStoreTest, Open_Version4Database_PageBytesCountedNothingTrimmed) {
       QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1");
   ASSERT_NE(bytes, std::vector<std::string>{"0"});
   EXPECT_EQ(bytes, QueryColumn(path_, "SELECT sum(length(data)) FROM span_pages"));
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"DROP INDEX span_pages_by_last_start",
+  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+                                     "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
+                                     "DROP INDEX span_pages_by_last_start",
                                      "ALTER TABLE sessions DROP COLUMN page_bytes",
                                      "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
                                      "ALTER TABLE sessions DROP COLUMN instants_trimmed",
@@ -715,6 +737,21 @@ TEST_F(SpanStoreTest, Open_Version4Database_PageBytesCountedNothingTrimmed) {
   EXPECT_EQ(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1"), bytes);
   EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
   EXPECT_EQ(IntegrityCheck(path_), "ok");
+}
+
+// A database of schema version 5, before lossless mode's waits were kept:
+// migrated, its sessions kept as having never waited, new waits stored.
+TEST_F(SpanStoreTest, Open_Version5Database_SessionsKeptNeverWaited) {
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord waited = MakeSession(2);
+  waited.full_ring_wait_ns = 123'456'789;
+  waited.full_ring_wait_timeouts = 2;
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectSessionsMigrated(before,
+                             {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+                              "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
+                              "UPDATE meta SET value = 5 WHERE key = 'schema_version'"},
+                             before, waited));
 }
 
 }  // namespace
