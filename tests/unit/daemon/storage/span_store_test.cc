@@ -67,22 +67,61 @@ class SpanStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
-  // Runs each statement of `sql` on the database (closed by the test
-  // first): how a test turns it back into an older schema version. Call it
-  // in ASSERT_NO_FATAL_FAILURE.
-  void Downgrade(std::initializer_list<const char*> sql) {
-    for (const char* statement : sql) {
+  // The statements that turn a database of schema `version` into one of
+  // version - 1: what that version's migration added, taken away.
+  static std::vector<const char*> StepDown(int64_t version) {
+    switch (version) {
+      case 6:
+        return {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+                "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns"};
+      case 5:
+        return {"DROP INDEX span_pages_by_last_start",
+                "ALTER TABLE sessions DROP COLUMN page_bytes",
+                "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+                "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+                "ALTER TABLE sessions DROP COLUMN spans_trimmed"};
+      case 4:
+        return {"ALTER TABLE sessions DROP COLUMN names_capped"};
+      case 3:
+        return {"ALTER TABLE open_halves DROP COLUMN has_device_ns"};
+      case 2:
+        return {"DROP TABLE forward_cursor",
+                "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
+                "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
+                "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
+                "INSERT INTO span_pages_v1 SELECT * FROM span_pages",
+                "DROP TABLE span_pages",
+                "ALTER TABLE span_pages_v1 RENAME TO span_pages",
+                "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
+                "last_start_ns)",
+                "DELETE FROM sqlite_sequence"};
+      default:
+        ADD_FAILURE() << "no step down from schema version " << version;
+        return {};
+    }
+  }
+
+  // Turns the database (closed by the test first) back into schema
+  // `version`, one version at a time: how a test makes an older database.
+  // Call it in ASSERT_NO_FATAL_FAILURE.
+  void DowngradeTo(int64_t version) {
+    std::vector<std::string> sql;
+    for (int64_t from = kSchemaVersion; from > version; --from) {
+      for (const char* statement : StepDown(from)) sql.emplace_back(statement);
+    }
+    sql.push_back("UPDATE meta SET value = " + std::to_string(version) +
+                  " WHERE key = 'schema_version'");
+    for (const std::string& statement : sql) {
       ASSERT_EQ(QueryColumn(path_, statement), std::vector<std::string>{}) << statement;
     }
   }
 
-  // Stores session `stored`, turns the database back into an older version
-  // with `downgrade`, then checks that opening it migrates to the current
+  // Stores session `stored`, turns the database back into schema `version`,
+  // then checks that opening it migrates to the current
   // version: the session reads back as `migrated`, a new session `fresh`
   // is stored whole, and the file is sound. Call it in
   // ASSERT_NO_FATAL_FAILURE.
-  void ExpectSessionsMigrated(const SessionRecord& stored,
-                              std::initializer_list<const char*> downgrade,
+  void ExpectSessionsMigrated(const SessionRecord& stored, int64_t version,
                               const SessionRecord& migrated, const SessionRecord& fresh) {
     {
       auto store = Open();
@@ -92,7 +131,7 @@ class SpanStoreTest : public ::testing::Test {
       ASSERT_TRUE(store->Submit(batch));
       ASSERT_TRUE(store->Flush(10'000));
     }
-    ASSERT_NO_FATAL_FAILURE(Downgrade(downgrade));
+    ASSERT_NO_FATAL_FAILURE(DowngradeTo(version));
     auto store = Open();
     ASSERT_NE(store, nullptr);
     EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -149,23 +188,7 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
     ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade(
-      {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
-       "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns", "DROP INDEX span_pages_by_last_start",
-       "ALTER TABLE sessions DROP COLUMN page_bytes",
-       "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
-       "ALTER TABLE sessions DROP COLUMN instants_trimmed",
-       "ALTER TABLE sessions DROP COLUMN spans_trimmed", "DROP TABLE forward_cursor",
-       "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
-       "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
-       "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
-       "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
-       "ALTER TABLE span_pages_v1 RENAME TO span_pages",
-       "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
-       "last_start_ns)",
-       "ALTER TABLE open_halves DROP COLUMN has_device_ns",
-       "ALTER TABLE sessions DROP COLUMN names_capped", "DELETE FROM sqlite_sequence",
-       "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(1));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -342,16 +365,7 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
-                                     "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
-                                     "DROP INDEX span_pages_by_last_start",
-                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
-                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
-                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
-                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
-                                     "ALTER TABLE open_halves DROP COLUMN has_device_ns",
-                                     "ALTER TABLE sessions DROP COLUMN names_capped",
-                                     "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(2));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   auto reader = OpenReader(path_);
@@ -364,17 +378,7 @@ TEST_F(SpanStoreTest, Open_Version3Database_SessionsKeptWithNoNamesCapped) {
   const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
   SessionRecord migrated = before;
   migrated.names_capped = 0;
-  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(
-      before,
-      {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
-       "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns", "DROP INDEX span_pages_by_last_start",
-       "ALTER TABLE sessions DROP COLUMN page_bytes",
-       "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
-       "ALTER TABLE sessions DROP COLUMN instants_trimmed",
-       "ALTER TABLE sessions DROP COLUMN spans_trimmed",
-       "ALTER TABLE sessions DROP COLUMN names_capped",
-       "UPDATE meta SET value = 3 WHERE key = 'schema_version'"},
-      migrated, MakeSession(2)));
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 3, migrated, MakeSession(2)));
 }
 
 TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {
@@ -724,14 +728,7 @@ TEST_F(SpanStoreTest, Open_Version4Database_PageBytesCountedNothingTrimmed) {
       QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1");
   ASSERT_NE(bytes, std::vector<std::string>{"0"});
   EXPECT_EQ(bytes, QueryColumn(path_, "SELECT sum(length(data)) FROM span_pages"));
-  ASSERT_NO_FATAL_FAILURE(Downgrade({"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
-                                     "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
-                                     "DROP INDEX span_pages_by_last_start",
-                                     "ALTER TABLE sessions DROP COLUMN page_bytes",
-                                     "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
-                                     "ALTER TABLE sessions DROP COLUMN instants_trimmed",
-                                     "ALTER TABLE sessions DROP COLUMN spans_trimmed",
-                                     "UPDATE meta SET value = 4 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(4));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1"), bytes);
@@ -746,12 +743,7 @@ TEST_F(SpanStoreTest, Open_Version5Database_SessionsKeptNeverWaited) {
   SessionRecord waited = MakeSession(2);
   waited.full_ring_wait_ns = 123'456'789;
   waited.full_ring_wait_timeouts = 2;
-  ASSERT_NO_FATAL_FAILURE(
-      ExpectSessionsMigrated(before,
-                             {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
-                              "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns",
-                              "UPDATE meta SET value = 5 WHERE key = 'schema_version'"},
-                             before, waited));
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 5, before, waited));
 }
 
 }  // namespace
