@@ -16,6 +16,7 @@
 #include "proto_names.h"
 #include "rpc_error.h"
 #include "terminal.h"
+#include "trim_notice.h"
 
 namespace optrace::cli {
 namespace {
@@ -108,6 +109,15 @@ int RunExport(Connection& connection, const ExportOptions& options) {
   }
   fmt::print("{}\n", DescribeExport(options.session_id, options.format,
                                     span_count > 0 ? span_count : spans_done, bytes, path));
+  // The file holds what is stored: say when that is not the whole session.
+  // The export stands whether or not the session can still be read.
+  v1::GetSessionRequest session_request;
+  session_request.set_session_id(options.session_id);
+  v1::GetSessionResponse session;
+  const auto session_context = Connection::NewContext();
+  if (connection.stub().GetSession(session_context.get(), session_request, &session).ok()) {
+    PrintTrimNotice(session.session());
+  }
   return kExitOk;
 }
 

@@ -35,7 +35,12 @@ json ToJson(const v1::Session& session) {
           {"instants", session.instants()},
           {"open_ops", session.open_ops()},
           {"drops", ToJson(session.drops())},
-          {"live_level", LevelWord(session.live_level())}};
+          {"spans_trimmed", session.spans_trimmed()},
+          {"instants_trimmed", session.instants_trimmed()},
+          {"trimmed_before_unix_ns", session.trimmed_before_unix_ns()},
+          {"live_level", LevelWord(session.live_level())},
+          {"full_ring_wait_ns", session.full_ring_wait_ns()},
+          {"full_ring_wait_timeouts", session.full_ring_wait_timeouts()}};
 }
 
 // A measured value: the number, or null when it is unknown (absent).

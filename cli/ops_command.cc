@@ -13,6 +13,7 @@
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
+#include "trim_notice.h"
 
 namespace optrace::cli {
 namespace {
@@ -97,6 +98,7 @@ int RunOps(Connection& connection, const OpsOptions& options) {
         connection.stub().GetSession(context.get(), session_request, &session);
     if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
     anchor_unix_ns = session.session().start_unix_ns();
+    PrintTrimNotice(session.session());
   }
 
   std::vector<v1::Span> spans;

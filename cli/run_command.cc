@@ -38,8 +38,9 @@ constexpr std::chrono::milliseconds kSettlePoll{100};
 // Sessions listed per poll: ours is among the newest.
 constexpr uint32_t kSessionsPolled = 200;
 
-// The environment of the command: ours with OPTRACE_SESSION and
-// OPTRACE_LEVEL replaced, and the injection libraries of `nvtx_library`.
+// The environment of the command: ours with OPTRACE_SESSION, OPTRACE_LEVEL
+// and (--lossless) OPTRACE_FULL_RING replaced, and the injection libraries
+// of `nvtx_library`.
 std::vector<std::string> CommandEnvironment(const RunOptions& options,
                                             const std::string& nvtx_library,
                                             const std::string& torch_hook) {
@@ -56,10 +57,12 @@ std::vector<std::string> CommandEnvironment(const RunOptions& options,
     if (!nvtx_library.empty() && entry.starts_with("NVTX_INJECTION64_PATH=")) continue;
     if (with_cupti && entry.starts_with("CUDA_INJECTION64_PATH=")) continue;
     if (!torch_hook.empty() && entry.starts_with("PYTHONPATH=")) continue;
+    if (options.lossless && entry.starts_with("OPTRACE_FULL_RING=")) continue;
     env.emplace_back(entry);
   }
   env.push_back("OPTRACE_LEVEL=" + std::string(LevelWord(options.level)));
   if (!options.label.empty()) env.push_back("OPTRACE_SESSION=" + options.label);
+  if (options.lossless) env.push_back("OPTRACE_FULL_RING=wait");
   if (!nvtx_library.empty()) env.push_back("NVTX_INJECTION64_PATH=" + nvtx_library);
   if (with_cupti) env.push_back("CUDA_INJECTION64_PATH=" + cupti);
   if (!torch_hook.empty()) {
@@ -260,6 +263,9 @@ CommandSpec DescribeRunCommand() {
               "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
   run.AddFlag("--torch", &options->torch,
               "also trace the command's PyTorch ops, without changing it (optrace.torch)");
+  run.AddFlag("--lossless", &options->lossless,
+              "a thread whose ring is full waits for the daemon instead of dropping, up to "
+              "OPTRACE_FULL_RING_TIMEOUT_MS (default 1000) a time (OPTRACE_FULL_RING=wait)");
   run.Add("COMMAND", &options->command, "the command and its arguments, after --").Required();
   run.run = [options](Connection& connection) { return RunRun(connection, *options); };
   return run;

@@ -37,6 +37,7 @@ struct RunOptions {
   v1::Level level = v1::LEVEL_TRACE;
   bool nvtx = false;                 // trace the command's NVTX ranges (liboptrace_nvtx.so)
   bool torch = false;                // trace its PyTorch ops (PYTHONPATH gets the torch hook)
+  bool lossless = false;             // OPTRACE_FULL_RING=wait: full rings wait, bounded
   std::vector<std::string> command;  // REQUIRES: not empty
 };
 

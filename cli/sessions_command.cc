@@ -14,6 +14,7 @@
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
+#include "trim_notice.h"
 #include "wall_clock.h"
 
 namespace optrace::cli {
@@ -51,6 +52,7 @@ std::string RenderSessionsTable(const v1::ListSessionsResponse& sessions, bool a
                {"DURATION", Align::kRight},
                {"OPS", Align::kRight},
                {"DROPS", Align::kRight},
+               {"TRIMMED", Align::kRight},
                {"STATE", Align::kLeft}});
   for (const v1::Session& s : sessions.sessions()) {
     table.AddRow({std::to_string(s.id()), s.label().empty() ? "-" : s.label(),
@@ -60,6 +62,7 @@ std::string RenderSessionsTable(const v1::ListSessionsResponse& sessions, bool a
                   FormatDuration(SessionDurationNs(s, now_unix_ns)), std::to_string(s.spans()),
                   Cell(std::to_string(s.drops().total()),
                        s.drops().total() > 0 ? Tone::kWarning : Tone::kPlain),
+                  std::to_string(s.spans_trimmed()),
                   Cell(std::string(SessionStateWord(s.state())), StateTone(s.state()))});
   }
   return table.Render(width, palette);
@@ -85,6 +88,15 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
   line("recorded", fmt::format("{} events, {} spans, {} marks and counters", s.events(), s.spans(),
                                s.instants()));
   line("drops", DescribeDrops(s.drops()));
+  if (WasTrimmed(s)) {
+    line("trimmed", fmt::format("{} spans, {} marks and counters; every span after {} is stored",
+                                s.spans_trimmed(), s.instants_trimmed(),
+                                FormatWallTime(s.trimmed_before_unix_ns())));
+  }
+  if (s.full_ring_wait_ns() > 0 || s.full_ring_wait_timeouts() > 0) {
+    line("waited", fmt::format("{} for room in full rings (lossless mode), {} waits ran out",
+                               FormatDuration(s.full_ring_wait_ns()), s.full_ring_wait_timeouts()));
+  }
   if (running && s.live_level() != v1::LEVEL_UNSPECIFIED) {
     line("level", std::string(LevelWord(s.live_level())));
   }

@@ -38,9 +38,19 @@ constexpr int kExitFailure = 1;
 struct Flags {
   std::string config;
   std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
-      retention_max_age, forward_clickhouse, node;
+      retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, forward_clickhouse, node;
   bool debug = false;
 };
+
+// A flag whose text, when given, is parsed into a config field.
+template <typename T>
+struct UnitFlag {
+  const char* name;
+  const std::optional<std::string>* text;
+  T* out;
+};
+using SizeFlag = UnitFlag<uint64_t>;
+using DurationFlag = UnitFlag<int64_t>;
 
 Status ApplyFlags(const Flags& f, DaemonConfig* c) {
   if (f.socket) c->socket = *f.socket;
@@ -57,21 +67,32 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
     }
     c->level = *level;
   }
-  if (f.retention_max_bytes) {
-    const auto bytes = ParseByteSize(*f.retention_max_bytes);
+  const SizeFlag sizes[] = {
+      {"--retention-max-bytes", &f.retention_max_bytes, &c->retention_max_bytes},
+      {"--uid-max-bytes", &f.uid_max_bytes, &c->uid_max_bytes},
+      {"--keep-last-bytes", &f.keep_last_bytes, &c->keep_last_bytes},
+  };
+  for (const SizeFlag& flag : sizes) {
+    if (!*flag.text) continue;
+    const auto bytes = ParseByteSize(**flag.text);
     if (!bytes) {
-      return Status::InvalidArgument("--retention-max-bytes " + *f.retention_max_bytes +
+      return Status::InvalidArgument(std::string(flag.name) + " " + **flag.text +
                                      " is not a size like 1GiB or 536870912");
     }
-    c->retention_max_bytes = *bytes;
+    *flag.out = *bytes;
   }
-  if (f.retention_max_age) {
-    const auto age = ParseDurationNs(*f.retention_max_age);
-    if (!age) {
-      return Status::InvalidArgument("--retention-max-age " + *f.retention_max_age +
-                                     " is not a duration like 7d, 12h or 3600");
+  const DurationFlag durations[] = {
+      {"--retention-max-age", &f.retention_max_age, &c->retention_max_age_ns},
+      {"--keep-last", &f.keep_last, &c->keep_last_ns},
+  };
+  for (const DurationFlag& flag : durations) {
+    if (!*flag.text) continue;
+    const auto ns = ParseDurationNs(**flag.text);
+    if (!ns) {
+      return Status::InvalidArgument(std::string(flag.name) + " " + **flag.text +
+                                     " is not a duration like 7d, 12h, 10m or 3600");
     }
-    c->retention_max_age_ns = *age;
+    *flag.out = *ns;
   }
   if (f.forward_clickhouse) c->forward.url = *f.forward_clickhouse;
   if (f.node) c->node = *f.node;
@@ -147,6 +168,9 @@ int Run(const Flags& flags) {
   store_options.db_path = config.db;
   store_options.retention_max_bytes = config.retention_max_bytes;
   store_options.retention_max_age_ns = config.retention_max_age_ns;
+  store_options.uid_max_bytes = config.uid_max_bytes;
+  store_options.keep_last_ns = config.keep_last_ns;
+  store_options.keep_last_bytes = config.keep_last_bytes;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {
     LogError("{}", store.status().message());
@@ -300,9 +324,18 @@ int main(int argc, char** argv) {
   app.add_option("--level", flags.level,
                  "default live level: off, error, warning, info, debug, trace");
   app.add_option("--retention-max-bytes", flags.retention_max_bytes,
-                 "delete the oldest ended sessions beyond this size (e.g. 1GiB; 0 = unbounded)");
+                 "keep the database within this size: the biggest consumer's oldest data goes "
+                 "first (e.g. 1GiB; 0 = unbounded)");
   app.add_option("--retention-max-age", flags.retention_max_age,
                  "delete ended sessions older than this (e.g. 7d; 0 = unbounded)");
+  app.add_option("--uid-max-bytes", flags.uid_max_bytes,
+                 "span pages one uid's sessions may hold (e.g. 256MiB; 0 = unbounded)");
+  app.add_option("--keep-last", flags.keep_last,
+                 "rolling window of a running session: keep its last D of spans (default 10m; "
+                 "0 keeps everything)");
+  app.add_option("--keep-last-bytes", flags.keep_last_bytes,
+                 "rolling window of a running session: at most this many bytes of span pages "
+                 "(default 256MiB; 0 = unbounded)");
   bool foreground = true;
   app.add_flag("--foreground", foreground,
                "run in the foreground (the default: for service managers)");

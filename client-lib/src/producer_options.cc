@@ -14,6 +14,8 @@ namespace {
 // A longer start-up wait would stall a process start for a daemon that is
 // stuck; ten seconds is already far beyond any healthy attach.
 constexpr uint32_t kMaxAttachTimeoutMs = 10'000;
+// A lossless wait longer than a minute is a hung daemon, not a slow one.
+constexpr uint32_t kMaxFullRingTimeoutMs = 60'000;
 
 void Warn(const char* variable, std::string_view value, std::string_view problem,
           std::string_view fallback) {
@@ -40,6 +42,19 @@ void ReadCount(const char* variable, uint32_t lo, uint32_t hi, bool pow2, uint32
   Warn(variable, text, problem, std::to_string(*out));
 }
 
+// Reads a variable of two words: `on` sets `*out`, `off` (the default)
+// clears it.
+void ReadSwitch(const char* variable, std::string_view on, std::string_view off, bool* out) {
+  const char* raw = std::getenv(variable);
+  if (raw == nullptr || *raw == '\0') return;
+  const std::string_view value(raw);
+  if (value == on || value == off) {
+    *out = value == on;
+    return;
+  }
+  Warn(variable, value, "is not " + std::string(on) + " or " + std::string(off), off);
+}
+
 }  // namespace
 
 ProducerOptions ReadProducerOptions() {
@@ -63,14 +78,10 @@ ProducerOptions ReadProducerOptions() {
     o.session_label = label;
     if (o.session_label.size() >= abi::kLabelBytes) o.session_label.resize(abi::kLabelBytes - 1);
   }
-  if (const char* sink = std::getenv("OPTRACE_SINK"); sink != nullptr && *sink != '\0') {
-    const std::string_view s(sink);
-    if (s == "stderr") {
-      o.sink_stderr = true;
-    } else if (s != "none") {
-      Warn("OPTRACE_SINK", s, "is not stderr or none", "none");
-    }
-  }
+  ReadSwitch("OPTRACE_SINK", "stderr", "none", &o.sink_stderr);
+  ReadSwitch("OPTRACE_FULL_RING", "wait", "drop", &o.full_ring_wait);
+  ReadCount("OPTRACE_FULL_RING_TIMEOUT_MS", 1, kMaxFullRingTimeoutMs, false,
+            &o.full_ring_timeout_ms);
   ReadCount("OPTRACE_RING_COUNT", 1, abi::kMaxRings, false, &o.ring_count);
   ReadCount("OPTRACE_RING_CAPACITY", abi::kMinRingCapacity, abi::kMaxRingCapacity, true,
             &o.ring_capacity);

@@ -19,6 +19,11 @@ struct ProducerOptions {
   // How long the first op waits, at most, for a live daemon of the
   // namespace to attach (docs/abi.md: "Start-up handshake", "Ring sizes").
   uint32_t attach_timeout_ms = 200;  // OPTRACE_ATTACH_TIMEOUT_MS
+  // Lossless mode: a thread whose ring is full waits for an attached
+  // daemon to make room instead of dropping, for at most the timeout
+  // (docs/abi.md: "Lossless mode").
+  bool full_ring_wait = false;           // OPTRACE_FULL_RING=wait (drop: the default)
+  uint32_t full_ring_timeout_ms = 1000;  // OPTRACE_FULL_RING_TIMEOUT_MS
   uint32_t string_slots = 8192;
   uint32_t string_blob_bytes = 512u << 10;
 };

@@ -1,8 +1,10 @@
 #include "thread_writer.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/process_info.h"
+#include "full_ring_wait.h"
 #include "runtime.h"
 #include "stderr_sink.h"
 
@@ -69,6 +71,7 @@ bool ClaimRing(ThreadWriter& w, ProducerSegment& segment, bool fast_path_allowed
       w.dropped = ring.dropped.load(std::memory_order_relaxed);
       w.check_pos = w.write_pos;  // the first event looks at the fill
       w.wake_tried_at_read = ~uint64_t{0};
+      w.wait_expired_at_read = ~uint64_t{0};
       w.fast_slots = fast_path_allowed ? w.ring_slots : nullptr;
       segment.header().rings_claimed.fetch_add(1, std::memory_order_relaxed);
       tls_releaser.armed = true;  // registers the thread-exit destructor
@@ -93,6 +96,20 @@ namespace {
 // The fill beyond which a ring wakes a sleeping daemon: half the ring.
 constexpr uint64_t kWakeFill(uint64_t capacity) { return capacity / 2; }
 
+// Lossless mode: whether the daemon made room in the ring, full at `pos`,
+// within the wait (WaitForRoom); then `*read` is where it has read to.
+bool WaitedForRoom(ThreadWriter& w, uint64_t pos, uint64_t* read) noexcept {
+  client::Runtime& rt = client::Runtime::Get();
+  client::ProducerSegment* segment = rt.segment();
+  if (!rt.options().full_ring_wait || segment == nullptr) return false;
+  const std::optional<uint64_t> room =
+      client::WaitForRoom(w, pos, *read, segment->header(), rt.waker(),
+                          uint64_t{rt.options().full_ring_timeout_ms} * 1'000'000);
+  if (!room) return false;
+  *read = *room;
+  return true;
+}
+
 }  // namespace
 
 bool LevelEnabledSlow(uint32_t level) noexcept {
@@ -110,8 +127,7 @@ bool CheckFillSlow(ThreadWriter& w) noexcept {
   const uint64_t capacity = w.mask + 1;
   // Acquire pairs with the consumer's release store of read_pos after it
   // copied the slots: we may overwrite them only after that.
-  const uint64_t read = w.ring->read_pos.load(std::memory_order_acquire);
-  const uint64_t fill = pos - read;
+  uint64_t read = w.ring->read_pos.load(std::memory_order_acquire);
   // Past half full: the daemon holds slots only until half full (it keeps
   // uncommitted events while there is room), so a ring beyond that needs
   // it now. Wake it if it sleeps, trying once per read position it reached:
@@ -119,21 +135,23 @@ bool CheckFillSlow(ThreadWriter& w) noexcept {
   // ring's drops stay a load and a store. A daemon that was awake at our
   // try releases at its next pass (the ring is past half), which re-arms
   // us; if it fell asleep just before that pass, its timer ends the sleep.
-  if (fill > kWakeFill(capacity) && read != w.wake_tried_at_read) {
+  if (pos - read > kWakeFill(capacity) && read != w.wake_tried_at_read) {
     w.wake_tried_at_read = read;
     client::Runtime& rt = client::Runtime::Get();
     if (client::ProducerSegment* segment = rt.segment())
       rt.waker().WakeIfSleeping(segment->header());
   }
-  if (fill > w.mask) {
-    // Full: drop, count exactly, never block. Only this thread writes
-    // `dropped`, so a plain store of our private count suffices (no RMW).
+  if (pos - read > w.mask && !WaitedForRoom(w, pos, &read)) {
+    // Full: drop and count exactly; never block (lossless mode only after
+    // its bounded wait). Only this thread writes `dropped`, so a plain
+    // store of our private count suffices (no RMW).
     ++w.dropped;
     w.ring->dropped.store(w.dropped, std::memory_order_relaxed);
     w.drops_pending = abi::kFlagDropsBefore;
     w.check_pos = pos;  // look again at the next event
     return false;
   }
+  const uint64_t fill = pos - read;
   // Below the watermark: nothing to do until it is crossed. Above it: look
   // again a sixteenth of the ring later (the daemon may have gone back to
   // sleep meanwhile), and at the latest when the ring would be full.

@@ -223,8 +223,11 @@ grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
     if (!producers) continue;
     for (const LiveProducer& p : *producers) {
       if (p.record.id != r.id) continue;
-      // Live counters are fresher than the last stored batch.
-      ToProto(p.record, out);
+      // Live counters are fresher than the last stored batch; what was
+      // trimmed only the store knows.
+      SessionRecord live = p.record;
+      live.trim = r.trim;
+      ToProto(live, out);
       out->set_live_level(LevelToProto(p.live));
     }
   }
@@ -242,7 +245,9 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
     if (const auto producers = ctx_.drain->LiveProducers()) {
       for (const LiveProducer& p : *producers) {
         if (p.record.id != record.id) continue;
-        ToProto(p.record, response->mutable_session());  // fresher than the store
+        SessionRecord live = p.record;  // fresher than the store, but for the trim
+        live.trim = record.trim;
+        ToProto(live, response->mutable_session());
         response->mutable_session()->set_live_level(LevelToProto(p.live));
       }
     }

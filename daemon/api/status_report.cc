@@ -31,6 +31,8 @@ constexpr FieldCounter<StoreStatus> kStoreCounters[] = {
     {"batches_dropped", &StoreStatus::batches_dropped},
     {"write_errors", &StoreStatus::write_errors},
     {"sessions_deleted_by_retention", &StoreStatus::sessions_deleted_by_retention},
+    {"spans_trimmed_by_window", &StoreStatus::spans_trimmed_by_window},
+    {"spans_trimmed_by_cap", &StoreStatus::spans_trimmed_by_cap},
 };
 
 constexpr FieldCounter<ForwarderStatus> kForwardCounters[] = {

@@ -215,6 +215,8 @@ constexpr char kSizeLike1GiB[] = "a size like 1GiB or 536870912";
 constexpr char kSizeLike64MiB[] = "a size like 64MiB or 67108864";
 constexpr char kDurationLike7d[] = "a duration like 7d, 12h or 3600";
 constexpr char kDurationLike500ms[] = "a duration like 500ms, 2s or 1m";
+constexpr char kDurationLike10m[] = "a duration like 10m, 30s or 1h (0 keeps everything)";
+constexpr char kSizeLike256MiB[] = "a size like 256MiB or 268435456 (0 = unbounded)";
 
 // Short names for the table below.
 using C = DaemonConfig;
@@ -237,6 +239,11 @@ constexpr ConfigKeyRow kConfigKeys[] = {
                                                                               kRestart),
     Key<ReadUnitValue<ParseDurationNs, kDurationLike7d>, &C::retention_max_age_ns>(
         "retention_max_age", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::uid_max_bytes>("uid_max_bytes",
+                                                                          kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike10m>, &C::keep_last_ns>("keep_last", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_last_bytes>("keep_last_bytes",
+                                                                            kRestart),
     Key<ReadUids, &C::allowed_uids>("allowed_uids", kRestart),
     Key<ReadString, &C::socket_group>("socket_group", kRestart),
     Key<ReadString, &C::admin_group>("admin_group", kRestart),

@@ -52,9 +52,14 @@ struct DaemonConfig {
   std::vector<LevelRule> level_rules;
   uint64_t retention_max_bytes = 1ULL << 30;                       // 0 = unbounded
   int64_t retention_max_age_ns = 7LL * 24 * 3600 * 1'000'000'000;  // 0 = unbounded
-  std::vector<uint32_t> allowed_uids;         // producers of these uids are served too
-  std::string socket_group = "optrace";       // members may connect to the socket
-  std::string admin_group = "optrace-admin";  // members see and control every uid's sessions
+  uint64_t uid_max_bytes = 0;  // span page bytes of one uid's sessions; 0 = unbounded
+  // The rolling window of a running session (docs/daemon.md says why these
+  // defaults): its last 10 minutes, at most 256 MiB of span pages.
+  int64_t keep_last_ns = 10LL * 60 * 1'000'000'000;  // 0 = keep everything
+  uint64_t keep_last_bytes = uint64_t{256} << 20;    // 0 = unbounded
+  std::vector<uint32_t> allowed_uids;                // producers of these uids are served too
+  std::string socket_group = "optrace";              // members may connect to the socket
+  std::string admin_group = "optrace-admin";         // members see and control every uid's sessions
   bool debug_log = false;
   std::string node;  // this machine's name in the fleet; "" = the host name
   ForwardConfig forward;

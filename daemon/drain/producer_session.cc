@@ -188,6 +188,8 @@ void ProducerSession::RefreshRecordCounters() {
   record_.dropped_no_ring = stats_.events_dropped_no_ring;
   record_.strings_dropped = stats_.strings_dropped;
   record_.names_capped = stats_.names_capped;
+  record_.full_ring_wait_ns = stats_.full_ring_wait_ns;
+  record_.full_ring_wait_timeouts = stats_.full_ring_wait_timeouts;
   record_.dropped_invalid = counted_before_.dropped_invalid + stats_.events_invalid +
                             stats_.slots_torn + stats_.events_lost_resync;
   record_.dropped_daemon_restart = restart_losses_;

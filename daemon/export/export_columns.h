@@ -1,6 +1,6 @@
 // The plain-row columns of an export, written down once: the CSV header
 // and rows, and the SQLite export's tables, come from these visitors (a
-// span's fields from model/span_fields.h, which the forwarder shares).
+// span's fields from model/span.h, which the forwarder shares).
 #ifndef OPTRACE_DAEMON_EXPORT_EXPORT_COLUMNS_H_
 #define OPTRACE_DAEMON_EXPORT_EXPORT_COLUMNS_H_
 
@@ -13,7 +13,6 @@
 #include "common/op_line.h"
 #include "model/session_record.h"
 #include "model/span.h"
-#include "model/span_fields.h"
 #include "optrace/abi.h"
 
 namespace optrace::daemon {

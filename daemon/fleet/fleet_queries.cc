@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "fleet/fleet_cursor.h"
 #include "fleet/fleet_sql.h"
 #include "forward/row_binary.h"
+#include "model/span.h"
+#include "optrace/v1/target_numbers.h"
 #include "query/comparison_rows.h"
 #include "query/duration_math.h"
 #include "query/stats_rows.h"
 #include "wire/op_filter_check.h"
+#include "wire/proto_convert.h"
 
 namespace optrace::daemon {
 namespace {
@@ -33,6 +38,48 @@ Result<std::string> WhereOf(const v1::OpFilter& filter, const v1::FleetFilter& f
   Result<CheckedOpFilter> checked = CheckOpFilter(filter, "filter");
   if (!checked.ok()) return checked.status();
   return "(" + OpFilterCondition(checked.value()) + ") AND (" + FleetFilterCondition(fleet) + ")";
+}
+
+// Reads one span's row fields (FleetSpansSql's order) and hands them to
+// `use` with the texts they name; the span's session is the caller's. The
+// fleet table keeps device durations in the older convention (0 = not
+// measured) and stores target and status as the proto's numbers, which are
+// checked: another table could hold anything. Errors are the reader's or
+// kInvalidArgument naming the values.
+template <typename Use>
+Status ReadSpanFields(RowBinaryReader& reader, Use&& use) {
+  Span span;
+  std::vector<std::string> texts = {""};
+  int8_t target_untrusted = 0;
+  int8_t status_untrusted = 0;
+  ForEachSpanField([&](const char*, auto kind, auto member) {
+    using Field = std::remove_reference_t<decltype(span.*member)>;
+    constexpr SpanFieldKind how = decltype(kind)::value;
+    if constexpr (how == SpanFieldKind::kDictText) {
+      texts.push_back(reader.String());
+      span.*member = static_cast<StringId>(texts.size() - 1);
+    } else if constexpr (how == SpanFieldKind::kTarget) {
+      target_untrusted = reader.Int<int8_t>();
+    } else if constexpr (std::is_same_v<Field, SpanStatus>) {
+      status_untrusted = reader.Int<int8_t>();
+    } else {
+      span.*member = reader.Int<Field>();
+    }
+  });
+  if (!reader.status().ok()) return reader.status();
+  const std::optional<abi::TargetKind> target = v1::KindFromTarget(target_untrusted);
+  const std::optional<SpanStatus> status =
+      StatusFromProto(static_cast<v1::SpanStatus>(status_untrusted));
+  if (!target || !status) {
+    return Status::InvalidArgument("a span with target " + std::to_string(target_untrusted) +
+                                   " and status " + std::to_string(status_untrusted) +
+                                   ", not both known values (is the table optrace's?)");
+  }
+  span.target = static_cast<uint8_t>(*target);
+  span.status = *status;
+  span.has_device_ns = span.device_ns != 0;
+  use(span, [&](StringId id) -> const std::string& { return texts[id]; });
+  return Status::Ok();
 }
 
 // kUnavailable naming what ClickHouse sent that did not parse.
@@ -136,42 +183,15 @@ Result<QueryPage> FleetQueries::QueryOps(const v1::QueryOpsRequest& request) con
     }
     v1::Span span;
     span.set_node(reader.String());
-    span.set_session_id(reader.Int<uint64_t>());
+    const auto session_id = reader.Int<uint64_t>();
     span.set_label(reader.String());
-    span.set_op_id(reader.Int<uint64_t>());
-    span.set_parent_op_id(reader.Int<uint64_t>());
-    span.set_name(reader.String());
-    span.set_tag(reader.String());
-    span.set_source_location(reader.String());
-    v1::Device* device = span.mutable_device();
-    const int8_t target_untrusted = reader.Int<int8_t>();
-    device->set_ordinal(reader.Int<uint16_t>());
-    device->set_stream(reader.Int<uint32_t>());
-    span.set_start_unix_ns(reader.Int<int64_t>());
-    const auto duration_ns = reader.Int<uint64_t>();
-    // The fleet table keeps the older convention: 0 = no device duration.
-    if (const auto device_ns = reader.Int<uint64_t>(); device_ns != 0) {
-      span.set_device_duration_ns(device_ns);
-    }
-    span.set_launch_thread(reader.Int<uint32_t>());
-    span.set_complete_thread(reader.Int<uint32_t>());
-    const int8_t status_untrusted = reader.Int<int8_t>();
+    Status read = ReadSpanFields(reader, [&](const Span& fields, const StringLookup& texts) {
+      ToProto(fields, session_id, texts, &span);
+    });
     last = {span.start_unix_ns(), span.node(), reader.Int<uint64_t>(), reader.Int<uint64_t>(),
             reader.Int<uint32_t>()};
-    if (!reader.status().ok()) return BadAnswer(RedactedUrl(source_.endpoint.url), reader.status());
-    // The table's Enum8 values are the proto's (spans_table.sql; target
-    // 'none' is TARGET_UNSPECIFIED); another table could hold anything.
-    if (!v1::Target_IsValid(target_untrusted) || !v1::SpanStatus_IsValid(status_untrusted) ||
-        status_untrusted == v1::SPAN_STATUS_UNSPECIFIED) {
-      return BadAnswer(
-          RedactedUrl(source_.endpoint.url),
-          Status::InvalidArgument("a span with target " + std::to_string(target_untrusted) +
-                                  " and status " + std::to_string(status_untrusted) +
-                                  ", not both known values (is the table optrace's?)"));
-    }
-    device->set_target(static_cast<v1::Target>(target_untrusted));
-    span.set_status(static_cast<v1::SpanStatus>(status_untrusted));
-    if (span.status() == v1::SPAN_STATUS_OK) span.set_duration_ns(duration_ns);
+    if (read.ok()) read = reader.status();
+    if (!read.ok()) return BadAnswer(RedactedUrl(source_.endpoint.url), read);
     page.spans.push_back(std::move(span));
   }
   return page;

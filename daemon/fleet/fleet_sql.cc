@@ -1,9 +1,12 @@
 #include "fleet/fleet_sql.h"
 
 #include <limits>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "forward/sql_text.h"
+#include "model/span.h"
 #include "wire/proto_convert.h"
 
 namespace optrace::daemon {
@@ -26,6 +29,25 @@ std::string JoinAnd(const std::vector<std::string>& conditions) {
 std::string NearestRank(int percent) {
   return "if(ok_count = 0, toUInt64(0), d[intDiv(" + std::to_string(percent) +
          " * ok_count + 99, 100)])";
+}
+
+// The span's row fields, in ForEachSpanField's order, as FleetSpansSql
+// reads them: dictionary texts as String, target and status as the numbers
+// of their Enum8 (the proto's).
+std::string SpanFieldColumns() {
+  std::string columns;
+  ForEachSpanField([&](const char* name, auto kind, auto member) {
+    using Field = std::remove_reference_t<decltype(std::declval<Span&>().*member)>;
+    constexpr SpanFieldKind how = decltype(kind)::value;
+    if constexpr (how == SpanFieldKind::kDictText) {
+      columns += "CAST(" + std::string(name) + " AS String), ";
+    } else if constexpr (how == SpanFieldKind::kTarget || std::is_same_v<Field, SpanStatus>) {
+      columns += "CAST(" + std::string(name) + " AS Int8), ";
+    } else {
+      columns += std::string(name) + ", ";
+    }
+  });
+  return columns;
 }
 
 }  // namespace
@@ -94,12 +116,8 @@ std::string FleetSpansSql(const std::string& table, const std::string& where,
                  SqlUInt(after->store_id) + ", " + SqlUInt(after->page_id) + ", toUInt32(" +
                  std::to_string(after->page_index) + "))";
   }
-  return "SELECT CAST(node AS String), session_id, label, op_id, parent_op_id, "
-         "CAST(name AS String), CAST(tag AS String), CAST(source_location AS String), "
-         "CAST(target AS Int8), device, stream, start_unix_ns, duration_ns, device_duration_ns, "
-         "launch_thread, complete_thread, CAST(status AS Int8), store_id, page_id, page_index "
-         "FROM " +
-         table + " WHERE " + condition +
+  return "SELECT CAST(node AS String), session_id, label, " + SpanFieldColumns() +
+         "store_id, page_id, page_index FROM " + table + " WHERE " + condition +
          " ORDER BY start_unix_ns, node, store_id, page_id, page_index LIMIT " +
          std::to_string(limit) + " FORMAT RowBinary";
 }

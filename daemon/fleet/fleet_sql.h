@@ -36,7 +36,9 @@ std::string FleetStatsSql(const std::string& table, const std::string& where, v1
 
 // QueryOps: at most `limit` spans of `table` that pass `where`, after
 // `after` when set, in (start, node, store_id, page_id, page_index) order,
-// in RowBinary with the columns FleetSpanColumns names.
+// in RowBinary: node, session_id and label, the span's row fields in
+// ForEachSpanField's order (texts as String, target and status as the
+// Int8 of their Enum8), then store_id, page_id and page_index.
 std::string FleetSpansSql(const std::string& table, const std::string& where,
                           const std::optional<FleetCursor>& after, uint64_t limit);
 

@@ -4,7 +4,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "model/span_fields.h"
+#include "model/span.h"
 
 namespace optrace::daemon {
 namespace {

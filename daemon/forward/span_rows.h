@@ -30,7 +30,7 @@ struct SpanPageContext {
 };
 
 // The columns, in the order AppendSpanRow writes them: the page's and its
-// session's, then the span's fields (VisitSpanFields, model/span_fields.h).
+// session's, then the span's fields (VisitSpanFields, model/span.h).
 std::span<const std::string_view> SpanColumns();
 
 // "INSERT INTO `table` (node, store_id, ...) FORMAT RowBinary".

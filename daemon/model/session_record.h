@@ -14,8 +14,22 @@ enum class SessionState : uint8_t { kRunning = 0, kExited = 1, kCrashed = 2 };
 
 std::string_view SessionStateName(SessionState state);  // "running", "exited", "crashed"
 
+// What the store trimmed from a session (its rolling window, or retention
+// making room): spans and instants that were stored and are no longer.
+// Kept by the store, never by the drain thread: 0 in the drain's records,
+// and a batch's SessionRecord leaves the stored values alone.
+struct SessionTrim {
+  uint64_t spans = 0;
+  uint64_t instants = 0;
+  // The last start of the newest span page trimmed: every span that started
+  // after it is still stored; 0 = nothing trimmed.
+  int64_t before_ns = 0;
+
+  bool operator==(const SessionTrim&) const = default;
+};
+
 // Counters are totals for the whole session (not deltas): every batch that
-// carries a SessionRecord replaces the stored one.
+// carries a SessionRecord replaces the stored one (but for `trim`).
 struct SessionRecord {
   SessionId id = 0;
   std::string segment_name;  // unique: how a restarted daemon finds the session
@@ -27,17 +41,20 @@ struct SessionRecord {
   int64_t start_ns = 0;  // CLOCK_REALTIME of the segment's creation
   int64_t end_ns = 0;    // 0 while running
   SessionState state = SessionState::kRunning;
-  uint64_t events = 0;                  // events read from the rings
-  uint64_t spans = 0;                   // spans produced (all statuses)
-  uint64_t instants = 0;                // marks and counters
-  uint64_t open_ops = 0;                // ops open now (running) or left incomplete (ended)
-  uint64_t dropped_ring_full = 0;       // producer: ring full
-  uint64_t dropped_no_ring = 0;         // producer: no free ring
-  uint64_t dropped_shed = 0;            // daemon: writer queue overflowed
-  uint64_t dropped_daemon_restart = 0;  // daemon: read but not committed before a crash
-  uint64_t dropped_invalid = 0;         // daemon: events that broke an ABI rule
-  uint64_t strings_dropped = 0;         // producer: string table full
-  uint64_t names_capped = 0;            // producer: names/tags replaced at a cap (not events)
+  uint64_t events = 0;                   // events read from the rings
+  uint64_t spans = 0;                    // spans produced (all statuses)
+  uint64_t instants = 0;                 // marks and counters
+  uint64_t open_ops = 0;                 // ops open now (running) or left incomplete (ended)
+  uint64_t dropped_ring_full = 0;        // producer: ring full
+  uint64_t dropped_no_ring = 0;          // producer: no free ring
+  uint64_t dropped_shed = 0;             // daemon: writer queue overflowed
+  uint64_t dropped_daemon_restart = 0;   // daemon: read but not committed before a crash
+  uint64_t dropped_invalid = 0;          // daemon: events that broke an ABI rule
+  uint64_t strings_dropped = 0;          // producer: string table full
+  uint64_t names_capped = 0;             // producer: names/tags replaced at a cap (not events)
+  uint64_t full_ring_wait_ns = 0;        // producer, lossless mode: time waited for room
+  uint64_t full_ring_wait_timeouts = 0;  // producer, lossless mode: waits that ran out
+  SessionTrim trim;                      // store: seen and stored, then trimmed (not drops)
 };
 
 // Adds the loss counters (dropped_*, strings_dropped and names_capped) of

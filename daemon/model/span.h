@@ -1,11 +1,12 @@
-// What the daemon stores: spans (paired ops), instants (marks and
-// counters), unpaired halves of ops, and the per-session record.
+// What the daemon stores: spans (paired ops) and their fields in row
+// order, instants (marks and counters) and unpaired halves of ops.
 #ifndef OPTRACE_DAEMON_MODEL_SPAN_H_
 #define OPTRACE_DAEMON_MODEL_SPAN_H_
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace optrace::daemon {
 
@@ -56,6 +57,87 @@ inline std::optional<uint64_t> KnownDuration(const Span& span) {
 inline std::optional<uint64_t> KnownDeviceDuration(const Span& span) {
   if (!span.has_device_ns) return std::nullopt;
   return span.device_ns;
+}
+
+// The fields of a span as it leaves the daemon in rows, written down once:
+// their public names and order. The export's spans (CSV, SQLite), the
+// forwarder's ClickHouse rows and the fleet's reading of those rows all
+// iterate this list, so a field added here reaches each; each renders the
+// values its own way.
+
+// How a row field's value is read from its member.
+enum class SpanFieldKind {
+  kValue,           // the member's own integer (exact width) or SpanStatus
+  kDictText,        // a StringId of the dictionary: its text
+  kTarget,          // the stored abi::TargetKind byte, named or numbered
+  kDuration,        // duration_ns: measured when KnownDuration
+  kDeviceDuration,  // device_ns: measured when has_device_ns
+};
+template <SpanFieldKind kind>
+using SpanFieldAs = std::integral_constant<SpanFieldKind, kind>;
+
+// Calls visit(name, SpanFieldAs<kind>{}, member) for each row field, in row
+// order; `member` points to the Span member that holds the value.
+// Thread rules: pure.
+template <typename Visit>
+void ForEachSpanField(Visit&& visit) {
+  using enum SpanFieldKind;
+  visit("op_id", SpanFieldAs<kValue>{}, &Span::op_id);
+  visit("parent_op_id", SpanFieldAs<kValue>{}, &Span::parent_op_id);
+  visit("name", SpanFieldAs<kDictText>{}, &Span::name);
+  visit("tag", SpanFieldAs<kDictText>{}, &Span::tag);
+  visit("source_location", SpanFieldAs<kDictText>{}, &Span::srcloc);
+  visit("target", SpanFieldAs<kTarget>{}, &Span::target);
+  visit("device", SpanFieldAs<kValue>{}, &Span::device);
+  visit("stream", SpanFieldAs<kValue>{}, &Span::stream);
+  visit("start_unix_ns", SpanFieldAs<kValue>{}, &Span::start_ns);
+  visit("duration_ns", SpanFieldAs<kDuration>{}, &Span::duration_ns);
+  visit("device_duration_ns", SpanFieldAs<kDeviceDuration>{}, &Span::device_ns);
+  visit("launch_thread", SpanFieldAs<kValue>{}, &Span::launch_tid);
+  visit("complete_thread", SpanFieldAs<kValue>{}, &Span::complete_tid);
+  visit("status", SpanFieldAs<kValue>{}, &Span::status);
+}
+
+// A field whose value is a dictionary string: each writer resolves it the
+// way it needs (raw text, an escaped CSV field).
+struct DictText {
+  StringId id = 0;
+};
+
+// The target field: the stored abi::TargetKind byte, which each writer
+// names or numbers.
+struct TargetByte {
+  uint8_t kind = 0;
+};
+
+// A duration field: the stored nanoseconds and whether they were measured
+// (KnownDuration, KnownDeviceDuration); `ns` is what the span holds either
+// way.
+struct MeasuredNs {
+  uint64_t ns = 0;
+  bool known = false;
+};
+
+// Calls visit(name, value) for each row field of `span`, in row order
+// (ForEachSpanField's). Values are the span's own integers (exact width)
+// and SpanStatus, DictText, TargetByte or MeasuredNs. Thread rules: pure.
+template <typename Visit>
+void VisitSpanFields(const Span& span, Visit&& visit) {
+  ForEachSpanField([&](const char* name, auto kind, auto member) {
+    const auto& value = span.*member;
+    constexpr SpanFieldKind how = decltype(kind)::value;
+    if constexpr (how == SpanFieldKind::kDictText) {
+      visit(name, DictText{value});
+    } else if constexpr (how == SpanFieldKind::kTarget) {
+      visit(name, TargetByte{value});
+    } else if constexpr (how == SpanFieldKind::kDuration) {
+      visit(name, MeasuredNs{value, KnownDuration(span).has_value()});
+    } else if constexpr (how == SpanFieldKind::kDeviceDuration) {
+      visit(name, MeasuredNs{value, span.has_device_ns});
+    } else {
+      visit(name, value);
+    }
+  });
 }
 
 // A mark or a counter sample.

@@ -3,18 +3,23 @@
 #include <algorithm>
 #include <tuple>
 
+#include "storage/span_page_codec.h"
+
 namespace optrace::daemon {
-namespace {
 
-auto OrderFields(const Span& s) {
-  return std::tie(s.start_ns, s.op_id, s.status, s.parent_op_id, s.duration_ns, s.device_ns, s.name,
-                  s.tag, s.srcloc, s.launch_tid, s.complete_tid, s.stream, s.device, s.target,
-                  s.has_device_ns);
+// Start, op id, status and parent first; then every stored field in page
+// column order (those four again, equal by then).
+bool SpanOrderLess(const Span& a, const Span& b) {
+  const auto first = [](const Span& s) {
+    return std::tie(s.start_ns, s.op_id, s.status, s.parent_op_id);
+  };
+  if (const auto order = first(a) <=> first(b); order != 0) return order < 0;
+#define OPTRACE_SPAN_ORDER_TIE_BREAK(column, member, coding, since) \
+  if (a.member != b.member) return a.member < b.member;
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_ORDER_TIE_BREAK)
+#undef OPTRACE_SPAN_ORDER_TIE_BREAK
+  return false;
 }
-
-}  // namespace
-
-bool SpanOrderLess(const Span& a, const Span& b) { return OrderFields(a) < OrderFields(b); }
 
 SmallestSpans::SmallestSpans(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
 

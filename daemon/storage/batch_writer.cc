@@ -56,10 +56,11 @@ Status BatchWriter::PrepareStatements() {
       {&upsert_session_, std::string("INSERT INTO sessions(") + kSessionColumns + ") VALUES(" +
                              Placeholders(kSessionColumnCount) +
                              ") ON CONFLICT(id) DO UPDATE SET " +
-                             UpdateAllButFirst(kSessionColumns)},
+                             UpdateAllButFirst(kSessionDrainColumns)},
       {&insert_page_,
        "INSERT INTO span_pages(session_id, first_start_ns, last_start_ns, span_count, data) "
        "VALUES(?, ?, ?, ?, ?)"},
+      {&add_page_bytes_, "UPDATE sessions SET page_bytes = page_bytes + ? WHERE id = ?"},
       // Durations are non-negative and at most kMaxAggregateNs on both
       // sides, so the saturating sum never overflows into a REAL; NULL
       // min/max mean "no ok span yet". A new row's sketch is NULL until
@@ -177,25 +178,33 @@ Status BatchWriter::WriteSpans(const StoreBatch& batch) {
       std::stable_sort(sorted_.begin(), sorted_.end(), StartsBefore);
       spans = sorted_;
     }
+    uint64_t bytes = 0;
     for (size_t first = 0; first < spans.size(); first += span_page::kMaxSpansPerPage) {
-      Status done = WritePage(
+      Result<uint64_t> written = WritePage(
           entry.session,
           spans.subspan(first, std::min(span_page::kMaxSpansPerPage, spans.size() - first)));
-      if (!done.ok()) return done;
+      if (!written.ok()) return written.status();
+      bytes += written.value();
     }
+    add_page_bytes_.BindUint64(1, bytes);
+    add_page_bytes_.BindUint64(2, entry.session);
+    Status added = add_page_bytes_.Run();
+    if (!added.ok()) return added;
     for (const Span& span : spans) aggregates_.Add(entry.session, span);
   }
   return WriteAggregates(batch);
 }
 
-Status BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
+Result<uint64_t> BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
   const std::string data = span_page::Encode(spans);
   insert_page_.BindUint64(1, session);
   insert_page_.BindInt64(2, spans.front().start_ns);
   insert_page_.BindInt64(3, spans.back().start_ns);
   insert_page_.BindUint64(4, spans.size());
   insert_page_.BindBlob(5, data);
-  return insert_page_.Run();
+  Status inserted = insert_page_.Run();
+  if (!inserted.ok()) return inserted;
+  return uint64_t{data.size()};
 }
 
 Status BatchWriter::WriteAggregates(const StoreBatch& batch) {
@@ -263,7 +272,7 @@ Status BatchWriter::MergeSketch(const OpAggregateKey& key, DurationSketch sketch
     Result<bool> row = select_sketch_.Step();
     if (!row.ok()) return row.status();
     if (!row.value()) return Status::Ok();  // the row is gone (retention)
-    // A NULL sketch (a row from before schema version 5) or one that does
+    // A NULL sketch (a row from before schema version 7) or one that does
     // not parse is left out: the sketch's count then stays below ok_count,
     // which readers see.
     Result<DurationSketch> stored = DurationSketch::Parse(select_sketch_.ColumnBlob(0));

@@ -31,7 +31,8 @@ class BatchWriter {
   // transaction is rolled back and the error returned (see SqliteError for
   // which codes are worth a retry). Each SessionSpans entry becomes one span
   // page (more above span_page::kMaxSpansPerPage spans), its spans in start
-  // order; its spans are also added to op_aggregates: the totals in the same
+  // order and its bytes added to its sessions.page_bytes; its spans are also
+  // added to op_aggregates: the totals in the same
   // transaction, the duration sketches (a few hundred bytes to a few KiB a
   // row, too many to rewrite with every 20 ms batch) at most every
   // `sketch_write_interval` (Create), with a batch that ends a session,
@@ -54,7 +55,8 @@ class BatchWriter {
   Status WriteStrings(const StoreBatch& batch);
   Status WriteSessions(const StoreBatch& batch);
   Status WriteSpans(const StoreBatch& batch);
-  Status WritePage(SessionId session, std::span<const Span> spans);
+  // Writes one page and returns its data bytes.
+  Result<uint64_t> WritePage(SessionId session, std::span<const Span> spans);
   Status WriteAggregates(const StoreBatch& batch);
   // Adds `added` (and `groups_folded`) to `key`'s totals; *is_new says
   // whether the row was created.
@@ -79,6 +81,7 @@ class BatchWriter {
   SqliteStatement insert_string_;
   SqliteStatement upsert_session_;
   SqliteStatement insert_page_;
+  SqliteStatement add_page_bytes_;
   SqliteStatement upsert_aggregate_;
   SqliteStatement select_sketch_;
   SqliteStatement update_sketch_;

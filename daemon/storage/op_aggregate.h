@@ -76,7 +76,7 @@ struct OpAggregateRow {
   OpAggregateKey key;
   OpAggregate totals;
   // The DurationSketch bytes of the ok durations as stored (untrusted;
-  // empty when NULL: a row written before schema version 5). The sketch
+  // empty when NULL: a row written before schema version 7). The sketch
   // covers all of totals.ok_count only when its Count() equals it.
   std::string sketch;
   uint64_t groups_folded = 0;  // `other` rows: groups folded into it so far

@@ -1,11 +1,16 @@
 #include "storage/retention.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "storage/schema.h"
 #include "storage/sqlite_transaction.h"
+#include "storage/trim_choice.h"
 
 namespace optrace::daemon {
 namespace {
@@ -21,10 +26,14 @@ constexpr std::pair<const char*, const char*> kSessionTables[] = {
     {"open_halves", "session_id"}, {"ring_cursors", "session_id"}, {"sessions", "id"},
 };
 
+// Pages one trim step takes from a running session at most.
+constexpr size_t kPagesPerStep = 64;
+
 }  // namespace
 
-Result<std::unique_ptr<Retention>> Retention::Create(SqliteConnection& db, RetentionPolicy policy) {
-  std::unique_ptr<Retention> retention(new Retention(db, policy));
+Result<std::unique_ptr<Retention>> Retention::Create(SqliteConnection& db, PageTrimmer& trimmer,
+                                                     RetentionPolicy policy) {
+  std::unique_ptr<Retention> retention(new Retention(db, trimmer, policy));
   Status prepared = retention->PrepareStatements();
   if (!prepared.ok()) return prepared;
   return retention;
@@ -37,6 +46,11 @@ Status Retention::PrepareStatements() {
       "SELECT id FROM sessions WHERE state <> 'running' AND end_ns < ? ORDER BY end_ns, id");
   if (!select.ok()) return select.status();
   select_ended_before_ = std::move(select).value();
+  Result<SqliteStatement> usage = db_.Prepare(
+      "SELECT id, uid, state = 'running', page_bytes FROM sessions "
+      "ORDER BY state = 'running', end_ns, id");
+  if (!usage.ok()) return usage.status();
+  select_usage_ = std::move(usage).value();
   Result<SqliteStatement> high_water =
       db_.Prepare(std::string("INSERT INTO meta(key, value) VALUES('") + kSessionIdHighWaterKey +
                   "', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)");
@@ -60,17 +74,17 @@ Status Retention::PrepareStatements() {
   return Status::Ok();
 }
 
-Result<uint64_t> Retention::Enforce(int64_t now_ns) {
-  uint64_t deleted = 0;
-  // Runs after deletions on every path out, errors included, so that what
-  // was deleted is also given back to the file system.
-  auto finish = [&](Status status) -> Result<uint64_t> {
-    if (deleted > 0) {
+Result<RetentionPass> Retention::Enforce(int64_t now_ns) {
+  RetentionPass pass;
+  // Runs after deletions and trims on every path out, errors included, so
+  // that what went is also given back to the file system.
+  auto finish = [&](Status status) -> Result<RetentionPass> {
+    if (pass.sessions_deleted > 0 || pass.spans_trimmed > 0) {
       Status compacted = Compact();
       if (status.ok()) status = compacted;
     }
     if (!status.ok()) return status;
-    return deleted;
+    return pass;
   };
 
   if (policy_.max_age_ns > 0 && now_ns > std::numeric_limits<int64_t>::min() + policy_.max_age_ns) {
@@ -79,7 +93,28 @@ Result<uint64_t> Retention::Enforce(int64_t now_ns) {
     for (SessionId session : expired.value()) {
       Status removed = DeleteSession(session);
       if (!removed.ok()) return finish(removed);
-      ++deleted;
+      ++pass.sessions_deleted;
+    }
+  }
+  if (policy_.max_bytes == 0 && policy_.uid_max_bytes == 0) return finish(Status::Ok());
+  Result<std::vector<SessionUsage>> usage = Usage();
+  if (!usage.ok()) return finish(usage.status());
+  auto uid_totals = [&] {
+    std::map<uint32_t, uint64_t> totals;
+    for (const SessionUsage& session : usage.value()) totals[session.uid] += session.bytes;
+    return totals;
+  };
+  size_t trim_budget = kMaxTrimPagesPerPass;
+  if (policy_.uid_max_bytes > 0) {
+    for (const auto& [uid, first_total] : uid_totals()) {
+      uint64_t total = first_total;
+      while (total > policy_.uid_max_bytes) {
+        Result<bool> reduced =
+            ReduceUid(uid, total - policy_.uid_max_bytes, &usage.value(), &pass, &trim_budget);
+        if (!reduced.ok()) return finish(reduced.status());
+        if (!reduced.value()) break;
+        total = uid_totals()[uid];
+      }
     }
   }
   if (policy_.max_bytes == 0) return finish(Status::Ok());
@@ -92,17 +127,86 @@ Result<uint64_t> Retention::Enforce(int64_t now_ns) {
   // more than needed.
   Status checkpointed = db_.CheckpointTruncate(kCheckpointWaitMs);
   if (!checkpointed.ok()) return finish(checkpointed);
-  Result<std::vector<SessionId>> candidates = EndedBefore(std::numeric_limits<int64_t>::max());
-  if (!candidates.ok()) return finish(candidates.status());
-  for (SessionId session : candidates.value()) {
+  std::set<uint32_t> spent;  // uids with nothing more to give
+  while (true) {
     Result<uint64_t> used = UsedBytes();
     if (!used.ok()) return finish(used.status());
     if (used.value() <= policy_.max_bytes) break;
-    Status removed = DeleteSession(session);
-    if (!removed.ok()) return finish(removed);
-    ++deleted;
+    std::optional<std::pair<uint64_t, uint32_t>> biggest;  // (bytes, uid)
+    for (const auto& [uid, bytes] : uid_totals()) {
+      if (!spent.contains(uid) && (!biggest || bytes > biggest->first)) biggest = {bytes, uid};
+    }
+    if (!biggest) break;
+    Result<bool> reduced = ReduceUid(biggest->second, used.value() - policy_.max_bytes,
+                                     &usage.value(), &pass, &trim_budget);
+    if (!reduced.ok()) return finish(reduced.status());
+    if (reduced.value()) continue;
+    // A spent budget ends the pass rather than passing to the next uid,
+    // which would then give what the biggest one still had.
+    if (trim_budget == 0) break;
+    spent.insert(biggest->second);
   }
   return finish(Status::Ok());
+}
+
+Result<bool> Retention::ReduceUid(uint32_t uid, uint64_t excess, std::vector<SessionUsage>* usage,
+                                  RetentionPass* pass, size_t* trim_budget) {
+  // Ended sessions come first in `usage`, by end time.
+  const auto ended = std::find_if(usage->begin(), usage->end(), [&](const SessionUsage& s) {
+    return s.uid == uid && !s.running;
+  });
+  if (ended != usage->end()) {
+    Status removed = DeleteSession(ended->id);
+    if (!removed.ok()) return removed;
+    ++pass->sessions_deleted;
+    usage->erase(ended);
+    return true;
+  }
+  // Its running sessions, biggest first; the first one that can give does.
+  std::vector<SessionUsage*> running;
+  for (SessionUsage& session : *usage) {
+    if (session.uid == uid && session.running) running.push_back(&session);
+  }
+  std::sort(running.begin(), running.end(),
+            [](const SessionUsage* a, const SessionUsage* b) { return a->bytes > b->bytes; });
+  for (SessionUsage* session : running) {
+    if (*trim_budget == 0) return false;
+    Result<SessionExtent> extent = trimmer_.Extent(session->id);
+    if (!extent.ok()) return extent.status();
+    const size_t look = std::min(*trim_budget, kPagesPerStep);
+    Result<std::vector<PageExtent>> oldest = trimmer_.OldestPages(session->id, look);
+    if (!oldest.ok()) return oldest.status();
+    const TrimGoal goal{.max_bytes = extent->page_bytes - std::min(extent->page_bytes, excess)};
+    const std::vector<PageExtent> chosen = ChoosePagesToTrim(
+        oldest.value(), extent->page_bytes, extent->newest_start_ns, goal, {}, look);
+    if (chosen.empty()) continue;
+    Result<SqliteTransaction> transaction =
+        SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);
+    if (!transaction.ok()) return transaction.status();
+    Result<TrimTotals> trimmed = trimmer_.Trim(session->id, chosen);
+    if (!trimmed.ok()) return trimmed.status();
+    Status committed = transaction->Commit();
+    if (!committed.ok()) return committed;
+    session->bytes -= std::min(session->bytes, trimmed->bytes);
+    pass->spans_trimmed += trimmed->spans;
+    *trim_budget -= chosen.size();
+    return true;
+  }
+  return false;
+}
+
+Result<std::vector<Retention::SessionUsage>> Retention::Usage() {
+  std::vector<SessionUsage> sessions;
+  while (true) {
+    Result<bool> row = select_usage_.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) break;
+    sessions.push_back({.id = select_usage_.ColumnUint64(0),
+                        .uid = static_cast<uint32_t>(select_usage_.ColumnUint64(1)),
+                        .running = select_usage_.ColumnInt64(2) != 0,
+                        .bytes = select_usage_.ColumnUint64(3)});
+  }
+  return sessions;
 }
 
 Result<std::vector<SessionId>> Retention::EndedBefore(int64_t cutoff_ns) {

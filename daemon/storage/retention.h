@@ -1,5 +1,6 @@
-// Keeps the database within its size and age bounds by deleting whole
-// ended sessions, oldest first.
+// Keeps the database within its size and age bounds, and each uid within
+// its quota: deletes whole ended sessions, oldest first, and trims the
+// oldest pages of running sessions, fairly between uids.
 #ifndef OPTRACE_DAEMON_STORAGE_RETENTION_H_
 #define OPTRACE_DAEMON_STORAGE_RETENTION_H_
 
@@ -9,50 +10,93 @@
 
 #include "common/status.h"
 #include "model/span.h"
+#include "storage/page_trimmer.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
 
 namespace optrace::daemon {
 
 struct RetentionPolicy {
-  uint64_t max_bytes = 0;  // main file + WAL; 0 = unbounded
-  int64_t max_age_ns = 0;  // by session end time; 0 = unbounded
+  uint64_t max_bytes = 0;      // main file + WAL; 0 = unbounded
+  int64_t max_age_ns = 0;      // by session end time; 0 = unbounded
+  uint64_t uid_max_bytes = 0;  // span page bytes of one uid's sessions; 0 = unbounded
 
-  bool enabled() const { return max_bytes > 0 || max_age_ns > 0; }
+  bool enabled() const { return max_bytes > 0 || max_age_ns > 0 || uid_max_bytes > 0; }
+};
+
+// What one pass did.
+struct RetentionPass {
+  uint64_t sessions_deleted = 0;
+  // Spans trimmed off running sessions by the caps (max_bytes, uid_max_bytes):
+  // the shortfall of their windows.
+  uint64_t spans_trimmed = 0;
 };
 
 // Holds the prepared statements of retention.
-// REQUIRES: `db` has the current schema and outlives this object.
+// REQUIRES: `db` has the current schema, and it and `trimmer` (which
+// writes through `db`) outlive this object.
 // Thread rules: the thread that writes through `db` (the store's writer),
 // between batches (no transaction open).
 class Retention {
  public:
-  static Result<std::unique_ptr<Retention>> Create(SqliteConnection& db, RetentionPolicy policy);
+  static Result<std::unique_ptr<Retention>> Create(SqliteConnection& db, PageTrimmer& trimmer,
+                                                   RetentionPolicy policy);
 
-  // One pass. Deletes every ended (exited or crashed) session that ended
-  // before `now_ns` - max_age_ns; then, while the database is above
-  // max_bytes, the ended session that ended first (running sessions are
-  // never deleted, so the bound can be exceeded when they hold everything).
-  // A session goes with all its rows, each in one transaction; spans of it
-  // that the forwarder has not sent are added to
-  // forward_cursor.spans_lost_to_retention in the same transaction. After any
-  // deletion, frees the pages (incremental_vacuum) and checkpoints the WAL
-  // with truncation so that the files shrink. Returns the number of
-  // sessions deleted; on an SQLite error, returns it (sessions deleted
-  // before it stay deleted, the database stays consistent).
-  Result<uint64_t> Enforce(int64_t now_ns);
+  // One pass, in this order:
+  //  1. age: deletes every ended (exited or crashed) session that ended
+  //     before `now_ns` - max_age_ns;
+  //  2. quota: while a uid's sessions hold more than uid_max_bytes of span
+  //     pages, reduces that uid (below);
+  //  3. cap: while the database is above max_bytes, reduces the uid whose
+  //     sessions hold the most span page bytes.
+  // Reducing a uid takes its own oldest data: its ended session that ended
+  // first, deleted whole; when it has none, the oldest pages of its biggest
+  // running session, trimmed (PageTrimmer::Trim) in steps of pages, never
+  // its newest page. So one uid's running session never makes room by
+  // deleting another uid's sessions while it holds the most; a uid that can
+  // give nothing more is passed over. Trimming takes at most
+  // kMaxTrimPagesPerPass pages a pass: once they are spent the pass ends
+  // (the next one goes on).
+  // A session goes with all its rows, each in one transaction; spans that
+  // the forwarder has not sent, deleted or trimmed, are added to
+  // forward_cursor.spans_lost_to_retention in the same transaction. After
+  // any deletion or trim, frees the pages (incremental_vacuum) and
+  // checkpoints the WAL with truncation so that the files shrink. On an
+  // SQLite error, returns it (what was done before it stays done, the
+  // database stays consistent).
+  Result<RetentionPass> Enforce(int64_t now_ns);
+
+  static constexpr size_t kMaxTrimPagesPerPass = 1024;
 
  private:
-  Retention(SqliteConnection& db, RetentionPolicy policy) : db_(db), policy_(policy) {}
+  // A stored session as retention weighs it.
+  struct SessionUsage {
+    SessionId id = 0;
+    uint32_t uid = 0;
+    bool running = false;
+    uint64_t bytes = 0;  // page_bytes
+  };
+
+  Retention(SqliteConnection& db, PageTrimmer& trimmer, RetentionPolicy policy)
+      : db_(db), trimmer_(trimmer), policy_(policy) {}
   Status PrepareStatements();
   Result<std::vector<SessionId>> EndedBefore(int64_t cutoff_ns);
+  // Every session, ended ones by end time (then id) first.
+  Result<std::vector<SessionUsage>> Usage();
   Result<uint64_t> UsedBytes();
   Status DeleteSession(SessionId session);
+  // Gives up at least some of `uid`'s data towards freeing `excess` bytes
+  // (see Enforce), updating `*usage` and `*pass`. Returns false when the
+  // uid had nothing left to give (or the trim budget is spent).
+  Result<bool> ReduceUid(uint32_t uid, uint64_t excess, std::vector<SessionUsage>* usage,
+                         RetentionPass* pass, size_t* trim_budget);
   Status Compact();
 
   SqliteConnection& db_;
+  PageTrimmer& trimmer_;
   const RetentionPolicy policy_;
   SqliteStatement select_ended_before_;
+  SqliteStatement select_usage_;
   SqliteStatement record_high_water_;
   SqliteStatement count_unforwarded_;
   std::vector<SqliteStatement> delete_rows_;  // one per table, each binding session_id

@@ -90,7 +90,10 @@ class RowReader {
 // Each table's columns in schema order, as X(column, field): `field` is
 // the record's member that the column holds. The column text, the count,
 // Bind and Read below all expand these lists.
-#define OPTRACE_SESSION_COLUMNS(X)                  \
+// sessions: the columns of the drain's record, then those the store keeps.
+#define OPTRACE_SESSION_COLUMNS(X) OPTRACE_SESSION_DRAIN_COLUMNS(X) OPTRACE_SESSION_TRIM_COLUMNS(X)
+
+#define OPTRACE_SESSION_DRAIN_COLUMNS(X)            \
   X(id, id)                                         \
   X(segment_name, segment_name)                     \
   X(pid, pid)                                       \
@@ -111,7 +114,15 @@ class RowReader {
   X(dropped_daemon_restart, dropped_daemon_restart) \
   X(dropped_invalid, dropped_invalid)               \
   X(strings_dropped, strings_dropped)               \
-  X(names_capped, names_capped)
+  X(names_capped, names_capped)                     \
+  X(full_ring_wait_ns, full_ring_wait_ns)           \
+  X(full_ring_wait_timeouts, full_ring_wait_timeouts)
+
+// The columns of sessions that the store keeps and batches leave alone.
+#define OPTRACE_SESSION_TRIM_COLUMNS(X) \
+  X(spans_trimmed, trim.spans)          \
+  X(instants_trimmed, trim.instants)    \
+  X(trimmed_before_ns, trim.before_ns)
 
 #define OPTRACE_INSTANT_COLUMNS(X) \
   X(ts_ns, ts_ns)                  \
@@ -208,6 +219,9 @@ std::string Placeholders(int count) {
 const char* const kSessionColumns =
     WithoutLeadingSeparator(OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_TEXT));
 const int kSessionColumnCount = 0 OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_ONE);
+const int kSessionTrimColumnCount = 0 OPTRACE_SESSION_TRIM_COLUMNS(OPTRACE_COLUMN_ONE);
+const char* const kSessionDrainColumns =
+    WithoutLeadingSeparator(OPTRACE_SESSION_DRAIN_COLUMNS(OPTRACE_COLUMN_TEXT));
 
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record) {
   BindFields(statement, first, record, kSessionFields);

@@ -20,9 +20,13 @@ namespace optrace::daemon {
 // "?, ?, ..." with `count` parameters.
 std::string Placeholders(int count);
 
-// sessions: every column, id first.
+// sessions: every column, id first; the last kSessionTrimColumnCount hold
+// SessionRecord::trim, which the store keeps (the window and retention).
 extern const char* const kSessionColumns;
 extern const int kSessionColumnCount;
+extern const int kSessionTrimColumnCount;
+// kSessionColumns without the trim columns: what a batch's record updates.
+extern const char* const kSessionDrainColumns;
 // Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);
 // Reads a row selected with kSessionColumns starting at column `first`.
@@ -52,7 +56,7 @@ extern const int kOpAggregateColumnCount;
 void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
                      const OpAggregate& totals);
 Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first);
-// op_aggregates' other columns (schema version 5): "sketch, groups_folded".
+// op_aggregates' other columns (schema version 7): "sketch, groups_folded".
 extern const char* const kOpAggregateSketchColumns;
 // Binds `sketch_bytes` (borrowed until the statement ran) and
 // `groups_folded` to the parameters `first` and `first + 1`.

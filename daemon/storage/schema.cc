@@ -145,19 +145,47 @@ constexpr const char* kSchemaV4 = R"sql(
 ALTER TABLE sessions ADD COLUMN names_capped INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-// Version 5: whole-session statistics from op_aggregates (GetStats
+// Version 5: the rolling window of running sessions and fair retention
+// (storage/rolling_window.h, storage/retention.h). A session keeps what the
+// store trimmed from it (spans_trimmed, instants_trimmed, and
+// trimmed_before_ns: the last start of the newest page trimmed) and the
+// bytes of its span pages (page_bytes: what a session and a uid hold,
+// without scanning pages), computed here once for the sessions already
+// stored. span_pages_by_last_start gives each session's pages oldest
+// first and its newest start with one index seek.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE sessions ADD COLUMN spans_trimmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN instants_trimmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN trimmed_before_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN page_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET page_bytes =
+  (SELECT coalesce(sum(length(data)), 0) FROM span_pages WHERE session_id = sessions.id);
+CREATE INDEX span_pages_by_last_start ON span_pages(session_id, last_start_ns);
+)sql";
+
+// Version 6: a session keeps the time its producer's threads waited for
+// room in full rings in lossless mode, and the waits that ran out
+// (SegmentHeader::full_ring_wait_ns, full_ring_wait_timeouts). Sessions
+// stored before never waited: 0.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE sessions ADD COLUMN full_ring_wait_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN full_ring_wait_timeouts INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// Version 7: whole-session statistics from op_aggregates (GetStats
 // answers from them). Each row gets the DurationSketch of its ok durations
 // (model/duration_sketch.h); rows from before have NULL, which readers
 // take as "percentiles unknown" (the sketch's count then stays below
 // ok_count for good). groups_folded counts the groups a session's `other`
 // row took in when the session went over kMaxAggregateGroups.
-constexpr const char* kSchemaV5 = R"sql(
+constexpr const char* kSchemaV7 = R"sql(
 ALTER TABLE op_aggregates ADD COLUMN sketch BLOB;
 ALTER TABLE op_aggregates ADD COLUMN groups_folded INTEGER NOT NULL DEFAULT 0;
 )sql";
 
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

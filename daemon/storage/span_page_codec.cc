@@ -9,12 +9,8 @@
 namespace optrace::daemon::span_page {
 namespace {
 
-constexpr size_t kColumnCount = 15;
-static_assert(kAllColumns == (1u << kColumnCount) - 1);
 // The first format version, whose pages lack the has_device_ns column.
 constexpr uint8_t kFormatVersionWithoutDevicePresence = 1;
-// The first format version whose pages hold their column lengths.
-constexpr uint8_t kFormatVersionWithColumnLengths = 3;
 constexpr size_t kMaxVarintBytes = 10;
 // The most bytes in front of the columns: version, count and lengths.
 constexpr size_t kMaxHeaderBytes = 1 + kMaxVarintBytes * (1 + kColumnCount);
@@ -25,32 +21,27 @@ enum ColumnMode : uint8_t {
   kConstant = 1,  // one value follows: every span's
 };
 
-enum class Coding {
-  kPlain,  // the value itself
-  kDelta,  // zigzag(value - previous value), 64-bit wrap-around
-};
-
-// Calls `visit(name, coding, member)` for each column of format `version`
-// in layout order until it returns false; returns whether every call
-// returned true. The single list both Encode and Decode walk, so that they
-// cannot disagree.
+// Calls `visit(position, column, name, coding, member)` for each column of
+// format `version`, in layout order, until it returns false; returns
+// whether every call returned true. `position` counts the page's own
+// columns; `column` is the column's bit. The single walk both Encode and
+// Decode make, so that they cannot disagree.
 template <typename Visit>
 bool ForEachColumn(uint8_t version, Visit&& visit) {
-  return visit("start_ns", Coding::kDelta, &Span::start_ns) &&
-         visit("duration_ns", Coding::kPlain, &Span::duration_ns) &&
-         visit("device_ns", Coding::kPlain, &Span::device_ns) &&
-         visit("op_id", Coding::kDelta, &Span::op_id) &&
-         visit("parent_op_id", Coding::kDelta, &Span::parent_op_id) &&
-         visit("name", Coding::kPlain, &Span::name) && visit("tag", Coding::kPlain, &Span::tag) &&
-         visit("srcloc", Coding::kPlain, &Span::srcloc) &&
-         visit("launch_tid", Coding::kDelta, &Span::launch_tid) &&
-         visit("complete_tid", Coding::kDelta, &Span::complete_tid) &&
-         visit("stream", Coding::kPlain, &Span::stream) &&
-         visit("device", Coding::kPlain, &Span::device) &&
-         visit("target", Coding::kPlain, &Span::target) &&
-         visit("status", Coding::kPlain, &Span::status) &&
-         (version == kFormatVersionWithoutDevicePresence ||
-          visit("has_device_ns", Coding::kPlain, &Span::has_device_ns));
+  size_t position = 0;
+#define OPTRACE_SPAN_PAGE_COLUMN_VISIT(column, member, coding, since)                           \
+  if (version >= (since) && !visit(position++, column, #member, Coding::coding, &Span::member)) \
+    return false;
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_VISIT)
+#undef OPTRACE_SPAN_PAGE_COLUMN_VISIT
+  return true;
+}
+
+// How many columns a page of format `version` holds.
+size_t ColumnCount(uint8_t version) {
+  size_t count = 0;
+  ForEachColumn(version, [&](size_t, Column, const char*, Coding, auto) { return ++count > 0; });
+  return count;
 }
 
 template <typename Field>
@@ -166,28 +157,28 @@ std::string Encode(std::span<const Span> spans) {
   uint8_t* const columns = begin + kMaxHeaderBytes;
   uint8_t* pos = columns;
   uint64_t lengths[kColumnCount] = {};
-  size_t column = 0;
-  ForEachColumn(kFormatVersion, [&](const char*, Coding coding, auto member) {
-    uint8_t* const column_begin = pos;
-    const bool constant =
-        !spans.empty() && std::all_of(spans.begin(), spans.end(), [&](const Span& span) {
-          return span.*member == spans.front().*member;
-        });
-    if (constant) {
-      *pos++ = kConstant;
-      pos = PutVarint(pos, ToBits(spans.front().*member));
-    } else {
-      *pos++ = kPerValue;
-      uint64_t previous = 0;
-      for (const Span& span : spans) {
-        const uint64_t bits = ToBits(span.*member);
-        pos = PutVarint(pos, coding == Coding::kDelta ? ZigZag(bits - previous) : bits);
-        previous = bits;
-      }
-    }
-    lengths[column++] = static_cast<uint64_t>(pos - column_begin);
-    return true;
-  });
+  ForEachColumn(
+      kFormatVersion, [&](size_t position, Column, const char*, Coding coding, auto member) {
+        uint8_t* const column_begin = pos;
+        const bool constant =
+            !spans.empty() && std::all_of(spans.begin(), spans.end(), [&](const Span& span) {
+              return span.*member == spans.front().*member;
+            });
+        if (constant) {
+          *pos++ = kConstant;
+          pos = PutVarint(pos, ToBits(spans.front().*member));
+        } else {
+          *pos++ = kPerValue;
+          uint64_t previous = 0;
+          for (const Span& span : spans) {
+            const uint64_t bits = ToBits(span.*member);
+            pos = PutVarint(pos, coding == Coding::kDelta ? ZigZag(bits - previous) : bits);
+            previous = bits;
+          }
+        }
+        lengths[position] = static_cast<uint64_t>(pos - column_begin);
+        return true;
+      });
   uint8_t header[kMaxHeaderBytes];
   uint8_t* header_end = header;
   *header_end++ = kFormatVersion;
@@ -227,7 +218,7 @@ Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vect
   uint64_t lengths[kColumnCount] = {};
   if (has_lengths) {
     uint64_t total = 0;
-    for (size_t i = 0; i < kColumnCount; ++i) {
+    for (size_t i = 0; i < ColumnCount(version); ++i) {
       const size_t at = reader.offset();
       if (!reader.Varint(&lengths[i], &problem)) {
         return Corrupt(at, std::string(problem) + " in the length of column " + std::to_string(i));
@@ -245,51 +236,50 @@ Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vect
   std::vector<Span>& spans = *out;
   spans.resize(count);
   Status error;
-  size_t column = 0;
-  ForEachColumn(version, [&](const char* name, Coding coding, auto member) {
-    const size_t index = column++;
-    // With lengths, each column is read within its own bytes (the sum
-    // check above keeps every length within the page).
-    std::optional<UntrustedReader> own;
-    if (has_lengths) {
-      const size_t at = reader.offset();
-      own.emplace(reader.Take(lengths[index]), at);
-    }
-    if ((columns & (1u << index)) == 0) return true;
-    UntrustedReader& in = own ? *own : reader;
-    using Field = std::remove_reference_t<decltype(spans[0].*member)>;
-    const uint64_t max = MaxBits<Field>();
-    auto fail = [&](size_t at, const std::string& what) {
-      error = Corrupt(at, "column " + std::string(name) + ": " + what);
-      return false;
-    };
-    uint8_t mode = 0;
-    if (!in.Byte(&mode)) return fail(in.offset(), "truncated before its mode byte");
-    if (mode != kPerValue && mode != kConstant) {
-      return fail(in.offset() - 1, "unknown mode " + std::to_string(mode));
-    }
-    uint64_t previous = 0;
-    for (size_t i = 0; i < spans.size(); ++i) {
-      const size_t at = in.offset();
-      uint64_t value = previous;
-      if (mode == kPerValue || i == 0) {
-        if (!in.Varint(&value, &problem)) {
-          return fail(at, std::string(problem) + " at span " + std::to_string(i));
+  ForEachColumn(
+      version, [&](size_t position, Column column, const char* name, Coding coding, auto member) {
+        // With lengths, each column is read within its own bytes (the sum
+        // check above keeps every length within the page).
+        std::optional<UntrustedReader> own;
+        if (has_lengths) {
+          const size_t at = reader.offset();
+          own.emplace(reader.Take(lengths[position]), at);
         }
-        if (mode == kPerValue && coding == Coding::kDelta) value = previous + UnZigZag(value);
-        if (value > max) {
-          return fail(at, "value " + std::to_string(value) + " of span " + std::to_string(i) +
-                              " exceeds " + std::to_string(max));
+        if ((columns & column) == 0) return true;
+        UntrustedReader& in = own ? *own : reader;
+        using Field = std::remove_reference_t<decltype(spans[0].*member)>;
+        const uint64_t max = MaxBits<Field>();
+        auto fail = [&](size_t at, const std::string& what) {
+          error = Corrupt(at, "column " + std::string(name) + ": " + what);
+          return false;
+        };
+        uint8_t mode = 0;
+        if (!in.Byte(&mode)) return fail(in.offset(), "truncated before its mode byte");
+        if (mode != kPerValue && mode != kConstant) {
+          return fail(in.offset() - 1, "unknown mode " + std::to_string(mode));
         }
-      }
-      previous = value;
-      spans[i].*member = static_cast<Field>(value);
-    }
-    if (own && own->remaining() != 0) {
-      return fail(own->offset(), std::to_string(own->remaining()) + " bytes after its values");
-    }
-    return true;
-  });
+        uint64_t previous = 0;
+        for (size_t i = 0; i < spans.size(); ++i) {
+          const size_t at = in.offset();
+          uint64_t value = previous;
+          if (mode == kPerValue || i == 0) {
+            if (!in.Varint(&value, &problem)) {
+              return fail(at, std::string(problem) + " at span " + std::to_string(i));
+            }
+            if (mode == kPerValue && coding == Coding::kDelta) value = previous + UnZigZag(value);
+            if (value > max) {
+              return fail(at, "value " + std::to_string(value) + " of span " + std::to_string(i) +
+                                  " exceeds " + std::to_string(max));
+            }
+          }
+          previous = value;
+          spans[i].*member = static_cast<Field>(value);
+        }
+        if (own && own->remaining() != 0) {
+          return fail(own->offset(), std::to_string(own->remaining()) + " bytes after its values");
+        }
+        return true;
+      });
   if (!error.ok()) return error;
   if (reader.remaining() != 0) {
     return Corrupt(reader.offset(),

@@ -4,17 +4,16 @@
 //   format version (1 byte, kFormatVersion)
 //   span count (at most kMaxSpansPerPage)
 //   the byte length of each column, one varint per column in layout order
-//   then one column after another, in this order: start_ns, duration_ns,
-//   device_ns, op_id, parent_op_id, name, tag, srcloc, launch_tid,
-//   complete_tid, stream, device, target, status, has_device_ns. Each
-//   column is a mode byte and then either
+//   then one column after another, in the order of OPTRACE_SPAN_PAGE_COLUMNS
+//   below (those of the page's version). Each column is a mode byte and
+//   then either
 //     kConstant: one value, that of every span (a column that never
 //                changes, such as the stream of a one-stream session), or
 //     kPerValue: `count` values in span order.
 // The lengths let a reader decode only the columns it needs and skip the
 // others (Decode's `columns`). In kPerValue columns, start_ns, op_id,
-// parent_op_id, launch_tid and complete_tid are stored as the zigzag-coded
-// difference from the previous span's value (the first from 0), computed
+// parent_op_id, launch_tid and complete_tid (the kDelta columns) are stored
+// as the zigzag-coded difference from the previous span's value (the first from 0), computed
 // with 64-bit wrap-around so that every value, extremes included,
 // round-trips exactly; the other columns hold the values themselves. Spans
 // in start order with increasing op ids cost 12 to 18 bytes each,
@@ -38,31 +37,68 @@
 
 namespace optrace::daemon::span_page {
 
-inline constexpr uint8_t kFormatVersion = 3;
-// The most spans one page holds: this bounds what Decode allocates.
-inline constexpr size_t kMaxSpansPerPage = 65536;
+// How a column's per-span values are written.
+enum class Coding {
+  kPlain,  // the value itself
+  kDelta,  // zigzag(value - previous value), 64-bit wrap-around
+};
+
+// The columns of a page in layout order, each written down once:
+// X(Column enumerator, Span member, Coding, the first format version that
+// holds the column). Encode, Decode, Column and kFormatVersion all follow
+// this list: a new span field stored in pages is one row here, with the
+// next format version (older pages still decode, without it).
+#define OPTRACE_SPAN_PAGE_COLUMNS(X)       \
+  X(kStartNs, start_ns, kDelta, 1)         \
+  X(kDurationNs, duration_ns, kPlain, 1)   \
+  X(kDeviceNs, device_ns, kPlain, 1)       \
+  X(kOpId, op_id, kDelta, 1)               \
+  X(kParentOpId, parent_op_id, kDelta, 1)  \
+  X(kName, name, kPlain, 1)                \
+  X(kTag, tag, kPlain, 1)                  \
+  X(kSrcloc, srcloc, kPlain, 1)            \
+  X(kLaunchTid, launch_tid, kDelta, 1)     \
+  X(kCompleteTid, complete_tid, kDelta, 1) \
+  X(kStream, stream, kPlain, 1)            \
+  X(kDevice, device, kPlain, 1)            \
+  X(kTarget, target, kPlain, 1)            \
+  X(kStatus, status, kPlain, 1)            \
+  X(kHasDeviceNs, has_device_ns, kPlain, 2)
+
+// Each column's place in the layout.
+enum ColumnIndex : uint32_t {
+#define OPTRACE_SPAN_PAGE_COLUMN_INDEX(column, member, coding, since) column##Index,
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_INDEX)
+#undef OPTRACE_SPAN_PAGE_COLUMN_INDEX
+      kColumnCount
+};
 
 // The columns of a page, one bit each, in layout order: a ColumnSet says
 // which a reader needs.
 enum Column : uint32_t {
-  kStartNs = 1u << 0,
-  kDurationNs = 1u << 1,
-  kDeviceNs = 1u << 2,
-  kOpId = 1u << 3,
-  kParentOpId = 1u << 4,
-  kName = 1u << 5,
-  kTag = 1u << 6,
-  kSrcloc = 1u << 7,
-  kLaunchTid = 1u << 8,
-  kCompleteTid = 1u << 9,
-  kStream = 1u << 10,
-  kDevice = 1u << 11,
-  kTarget = 1u << 12,
-  kStatus = 1u << 13,
-  kHasDeviceNs = 1u << 14,
+#define OPTRACE_SPAN_PAGE_COLUMN_BIT(column, member, coding, since) column = 1u << column##Index,
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_BIT)
+#undef OPTRACE_SPAN_PAGE_COLUMN_BIT
 };
 using ColumnSet = uint32_t;
-inline constexpr ColumnSet kAllColumns = (1u << 15) - 1;
+inline constexpr ColumnSet kAllColumns = (1u << kColumnCount) - 1;
+
+// The first format version whose pages hold their column lengths.
+inline constexpr uint8_t kFormatVersionWithColumnLengths = 3;
+
+// The version Encode writes: the newest column's, and at least the one
+// with column lengths.
+inline constexpr uint8_t kFormatVersion = [] {
+  uint8_t newest = kFormatVersionWithColumnLengths;
+#define OPTRACE_SPAN_PAGE_COLUMN_SINCE(column, member, coding, since) \
+  newest = newest < (since) ? (since) : newest;
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_SINCE)
+#undef OPTRACE_SPAN_PAGE_COLUMN_SINCE
+  return newest;
+}();
+
+// The most spans one page holds: this bounds what Decode allocates.
+inline constexpr size_t kMaxSpansPerPage = 65536;
 
 // Encodes `spans` in the given order. REQUIRES: spans.size() <=
 // kMaxSpansPerPage. Never fails. Thread rules: pure.

@@ -15,7 +15,9 @@
 #include "common/clock_now.h"
 #include "common/this_thread.h"
 #include "storage/batch_writer.h"
+#include "storage/page_trimmer.h"
 #include "storage/retention.h"
+#include "storage/rolling_window.h"
 #include "storage/schema.h"
 #include "storage/span_reader.h"
 #include "storage/sqlite_connection.h"
@@ -38,6 +40,10 @@ constexpr auto kMinRetryDelay = std::chrono::milliseconds(100);
 constexpr auto kMaxRetryDelay = std::chrono::seconds(2);
 // Retention runs after a commit, at most this often.
 constexpr auto kRetentionInterval = std::chrono::seconds(3);
+// Pages the rolling window trims after one commit at most: more than a
+// batch adds (one page per session, more only past 65536 spans), so that
+// the windows keep up, and few enough that the next batch does not wait.
+constexpr size_t kWindowPagesPerPass = 256;
 // How long the destructor keeps committing what is queued.
 constexpr auto kShutdownTimeout = std::chrono::seconds(5);
 
@@ -50,11 +56,14 @@ class SqliteSpanStore final : public SpanStore {
   // Takes over the open database and the objects that write it, and
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
-                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<Retention> retention,
+                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<PageTrimmer> trimmer,
+                  std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
                   uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         writer_(std::move(writer)),
+        trimmer_(std::move(trimmer)),
+        window_(std::move(window)),
         retention_(std::move(retention)) {
     counters_.db_bytes = db_bytes;
     thread_ = std::thread([this] { WriterLoop(); });
@@ -84,15 +93,21 @@ class SqliteSpanStore final : public SpanStore {
   // Takes the head batch off the queue after it was written (`written` ok)
   // or refused for good. REQUIRES: mu_ held.
   void FinishHead(const Status& written);
-  // Retention (when due) and the size of the files. Writer thread, mu_ not held.
+  // The rolling window, retention (when due) and the size of the files.
+  // Writer thread, mu_ not held.
   void AfterCommit();
+  // Counts a failed pass of the window or of retention. REQUIRES: mu_ held.
+  void NoteHousekeepingError(const char* what, const Status& status);
 
   const StoreOptions options_;
   // Used only by the writer thread once it has started (the constructor
   // hands them over before starting it).
   const std::unique_ptr<SqliteConnection> db_;
   const std::unique_ptr<BatchWriter> writer_;
-  const std::unique_ptr<Retention> retention_;  // null without a policy
+  // Null when neither the window nor retention trims; both borrow it.
+  const std::unique_ptr<PageTrimmer> trimmer_;
+  const std::unique_ptr<RollingWindow> window_;  // null without a window
+  const std::unique_ptr<Retention> retention_;   // null without a policy
   Clock::time_point next_retention_ = Clock::time_point::min();
 
   mutable std::mutex mu_;
@@ -185,6 +200,7 @@ void SqliteSpanStore::WriterLoop() {
     const StoreBatch& batch = queue_.front();
     lock.unlock();
     const Status written = writer_->Write(batch);
+    if (written.ok() && window_ != nullptr) window_->Note(batch);
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
       FinishHead(written);
@@ -232,17 +248,31 @@ void SqliteSpanStore::FinishHead(const Status& written) {
   progress_cv_.notify_all();
 }
 
+void SqliteSpanStore::NoteHousekeepingError(const char* what, const Status& status) {
+  ++counters_.write_errors;
+  counters_.last_error = std::string(what) + ": " + status.message();
+}
+
 void SqliteSpanStore::AfterCommit() {
+  if (window_ != nullptr) {
+    Result<TrimTotals> trimmed = window_->Enforce(kWindowPagesPerPass);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (trimmed.ok()) {
+      counters_.spans_trimmed_by_window += trimmed->spans;
+    } else {
+      NoteHousekeepingError("rolling window", trimmed.status());
+    }
+  }
   if (retention_ != nullptr && Clock::now() >= next_retention_) {
     next_retention_ = Clock::now() + kRetentionInterval;
-    Result<uint64_t> deleted =
+    Result<RetentionPass> pass =
         retention_->Enforce(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)));
     std::lock_guard<std::mutex> lock(mu_);
-    if (deleted.ok()) {
-      counters_.sessions_deleted_by_retention += deleted.value();
+    if (pass.ok()) {
+      counters_.sessions_deleted_by_retention += pass->sessions_deleted;
+      counters_.spans_trimmed_by_cap += pass->spans_trimmed;
     } else {
-      ++counters_.write_errors;
-      counters_.last_error = "retention: " + deleted.status().message();
+      NoteHousekeepingError("retention", pass.status());
     }
   }
   Result<uint64_t> bytes = db_->BytesOnDisk();
@@ -264,6 +294,10 @@ Status CheckOptions(const StoreOptions& options) {
   if (options.db_path.empty()) return Status::InvalidArgument("store: db_path is empty");
   if (options.max_queued_batches == 0) {
     return Status::InvalidArgument("store: max_queued_batches must be at least 1");
+  }
+  if (options.keep_last_ns < 0) {
+    return Status::InvalidArgument("store: keep_last_ns " + std::to_string(options.keep_last_ns) +
+                                   " is negative (0 keeps everything)");
   }
   if (options.retention_max_age_ns < 0) {
     return Status::InvalidArgument("store: retention_max_age_ns " +
@@ -297,19 +331,29 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   Result<std::unique_ptr<BatchWriter>> writer =
       BatchWriter::Create(*db.value(), options.sketch_write_interval);
   if (!writer.ok()) return writer.status();
+  const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
+                               options.uid_max_bytes};
+  const WindowLimits limits{options.keep_last_ns, options.keep_last_bytes};
+  std::unique_ptr<PageTrimmer> trimmer;
+  std::unique_ptr<RollingWindow> window;
   std::unique_ptr<Retention> retention;
-  const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns};
+  if (policy.enabled() || limits.enabled()) {
+    Result<std::unique_ptr<PageTrimmer>> created = PageTrimmer::Create(*db.value());
+    if (!created.ok()) return created.status();
+    trimmer = std::move(created).value();
+  }
+  if (limits.enabled()) window = std::make_unique<RollingWindow>(*db.value(), *trimmer, limits);
   if (policy.enabled()) {
-    Result<std::unique_ptr<Retention>> created = Retention::Create(*db.value(), policy);
+    Result<std::unique_ptr<Retention>> created = Retention::Create(*db.value(), *trimmer, policy);
     if (!created.ok()) return created.status();
     retention = std::move(created).value();
   }
   Result<uint64_t> bytes = db.value()->BytesOnDisk();
   if (!bytes.ok()) return bytes.status();
   try {
-    return std::unique_ptr<SpanStore>(new SqliteSpanStore(options, std::move(db).value(),
-                                                          std::move(writer).value(),
-                                                          std::move(retention), bytes.value()));
+    return std::unique_ptr<SpanStore>(new SqliteSpanStore(
+        options, std::move(db).value(), std::move(writer).value(), std::move(trimmer),
+        std::move(window), std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

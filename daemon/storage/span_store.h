@@ -21,6 +21,9 @@ struct StoreOptions {
   size_t max_queued_batches = 64;    // Submit refuses beyond this
   uint64_t retention_max_bytes = 0;  // 0 = unbounded
   int64_t retention_max_age_ns = 0;  // 0 = unbounded; by session end time
+  uint64_t uid_max_bytes = 0;        // span page bytes per uid; 0 = unbounded
+  int64_t keep_last_ns = 0;          // rolling window of running sessions; 0 = all
+  uint64_t keep_last_bytes = 0;      // page bytes per session's window; 0 = unbounded
   // How long op_aggregates' sketches may lag their totals (BatchWriter);
   // 0 writes them with every batch (tests that read them after Flush).
   std::chrono::milliseconds sketch_write_interval{1000};
@@ -52,6 +55,10 @@ struct StoreStatus {
   std::string last_error;           // "" when the last write succeeded
   uint64_t db_bytes = 0;            // main file + WAL
   uint64_t sessions_deleted_by_retention = 0;
+  uint64_t spans_trimmed_by_window = 0;  // older than keep_last, or past keep_last_bytes
+  // Trimmed off running sessions by retention_max_bytes or uid_max_bytes:
+  // what their windows fell short of keep_last.
+  uint64_t spans_trimmed_by_cap = 0;
 };
 
 class SpanStore {

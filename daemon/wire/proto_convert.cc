@@ -42,6 +42,8 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_spans(record.spans);
   out->set_instants(record.instants);
   out->set_open_ops(record.open_ops);
+  out->set_full_ring_wait_ns(record.full_ring_wait_ns);
+  out->set_full_ring_wait_timeouts(record.full_ring_wait_timeouts);
   v1::Drops* drops = out->mutable_drops();
   drops->set_ring_full(record.dropped_ring_full);
   drops->set_no_ring(record.dropped_no_ring);
@@ -53,6 +55,9 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
                    record.dropped_daemon_restart + record.dropped_invalid);
   drops->set_strings(record.strings_dropped);
   drops->set_names_capped(record.names_capped);
+  out->set_spans_trimmed(record.trim.spans);
+  out->set_instants_trimmed(record.trim.instants);
+  out->set_trimmed_before_unix_ns(record.trim.before_ns);
 }
 
 v1::Target TargetToProto(uint8_t target_kind) {

@@ -14,13 +14,18 @@
 # that by the process's run time (main's first line to its last pair).
 # Environment: REPS (5), PAIRS (1000000 per thread), RATES ("0 500000
 # 2000000": pairs/s per thread, 0 = back to back), THREADS ("1 2"), RING
-# (optrace ring capacity in events; unset: the library's default).
+# (optrace ring capacity in events; unset: the library's default), TRACERS
+# (which to run, of: optrace, optrace-lossless (OPTRACE_FULL_RING=wait),
+# lttng (default channel, discard mode), lttng-blocking (a channel with
+# --blocking-timeout=inf and LTTNG_UST_ALLOW_BLOCKING=1); default
+# "optrace lttng").
 set -euo pipefail
 build=${1:-build}
 reps=${REPS:-5}
 pairs=${PAIRS:-1000000}
 rates=${RATES:-"0 500000 2000000"}
 thread_counts=${THREADS:-"1 2"}
+tracers=${TRACERS:-"optrace lttng"}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 producer="$build/tests/bench/bench_burst_producer"
@@ -46,11 +51,14 @@ bench_start_daemon
 
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-# run_optrace <rate> <threads> <round>
+# run_optrace <tracer> <rate> <threads> <round>
 run_optrace() {
-  local out pid stored=""
+  local tracer=$1 out pid stored="" full_ring=drop
+  shift
+  [ "$tracer" = optrace-lossless ] && full_ring=wait
   [ -n "${RING:-}" ] && export OPTRACE_RING_CAPACITY=$RING
-  OPTRACE_LEVEL=trace "$producer" --mode optrace --threads "$2" --pairs "$pairs" --rate "$1" \
+  OPTRACE_LEVEL=trace OPTRACE_FULL_RING=$full_ring \
+    "$producer" --mode optrace --threads "$2" --pairs "$pairs" --rate "$1" \
     >"$tmp/out.txt" 2>"$tmp/err.txt" &
   pid=$!
   wait $pid || { cat "$tmp/err.txt" >&2; exit 1; }
@@ -62,22 +70,30 @@ run_optrace() {
     sleep 0.05
   done
   [ -n "$stored" ] || { echo "burst: session of pid $pid never ended" >&2; exit 1; }
-  printf 'optrace\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tracer" "$1" "$2" "$3" \
     $(( $(field "$out" pairs_total) * 2 )) "$stored" "$(field "$out" seconds)" \
     "$(field "$out" dropped)" >>"$results"
 }
 
-# run_lttng <rate> <threads> <round>
+# run_lttng <tracer> <rate> <threads> <round>
 run_lttng() {
-  local s="burst$$-$1-$2-$3" out
+  local tracer=$1 out
+  shift
+  local s="burst$$-$1-$2-$3" channel=() allow=0
   local trace="$tmp/trace/$s"
   lttng create "$s" --output="$trace" >/dev/null
-  lttng enable-event --userspace --session="$s" 'optrace_bench:*' >/dev/null
+  if [ "$tracer" = lttng-blocking ]; then
+    lttng enable-channel --userspace --session="$s" --blocking-timeout=inf blocking >/dev/null
+    channel=(--channel=blocking)
+    allow=1
+  fi
+  lttng enable-event --userspace --session="$s" "${channel[@]}" 'optrace_bench:*' >/dev/null
   lttng start "$s" >/dev/null
-  out=$("$producer" --mode lttng --threads "$2" --pairs "$pairs" --rate "$1")
+  out=$(LTTNG_UST_ALLOW_BLOCKING=$allow \
+    "$producer" --mode lttng --threads "$2" --pairs "$pairs" --rate "$1")
   lttng stop "$s" >/dev/null 2>&1
   lttng destroy "$s" >/dev/null
-  printf 'lttng\t%s\t%s\t%s\t%s\t%s\t%s\t0\n' "$1" "$2" "$3" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t0\n' "$tracer" "$1" "$2" "$3" \
     $(( $(field "$out" pairs_total) * 2 )) "$(count_events "$trace")" \
     "$(field "$out" seconds)" >>"$results"
   rm -rf "$trace"
@@ -88,8 +104,13 @@ echo "burst: $pairs pairs per thread; paces (pairs/s per thread, 0 = back to bac
 for rate in $rates; do
   for threads in $thread_counts; do
     for round in $(seq "$reps"); do
-      run_optrace "$rate" "$threads" "$round"
-      [ -n "$lttng_ok" ] && run_lttng "$rate" "$threads" "$round"
+      for tracer in $tracers; do
+        case $tracer in
+          optrace | optrace-lossless) run_optrace "$tracer" "$rate" "$threads" "$round" ;;
+          lttng | lttng-blocking) [ -n "$lttng_ok" ] && run_lttng "$tracer" "$rate" "$threads" "$round" ;;
+          *) echo "burst: unknown tracer $tracer in TRACERS" >&2; exit 2 ;;
+        esac
+      done
     done
     echo "burst: pace $rate, $threads threads done" >&2
   done
@@ -109,22 +130,24 @@ for line in open(results):
     key = (int(rate), int(threads))
     if key not in order: order.append(key)
     runs[(tracer,) + key].append((int(issued), int(stored), float(seconds), int(dropped)))
-print(f"| producer ({pairs:,} pairs per thread) | threads | optrace stored | optrace events/s stored"
-      " | optrace run time | LTTng stored | LTTng events/s stored | LTTng run time |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-def cells(tracer, key):
-    r = runs.get((tracer,) + key)
-    if not r: return ["-", "-", "-"]
-    share = median([s / i for i, s, _, _ in r])
-    lo, hi = min(s / i for i, s, _, _ in r), max(s / i for i, s, _, _ in r)
-    rate = median([s / t for _, s, t, _ in r])
-    secs = median([t for _, _, t, _ in r])
-    return [f"{100 * share:.1f}% ({100 * lo:.1f}-{100 * hi:.1f})", f"{rate / 1e6:.2f} M",
-            f"{secs * 1e3:.0f} ms"]
+print(f"| producer ({pairs:,} pairs per thread) | threads | tracer | stored"
+      " | events/s stored | run time |")
+print("| --- | ---: | --- | ---: | ---: | ---: |")
+tracers = []
+for tracer, *_ in runs:
+    if tracer not in tracers: tracers.append(tracer)
 for key in order:
     rate, threads = key
     pace = "back to back" if rate == 0 else f"paced {rate:,} pairs/s"
-    print("| " + " | ".join([pace, str(threads)] + cells("optrace", key) + cells("lttng", key)) + " |")
+    for tracer in tracers:
+        r = runs.get((tracer,) + key)
+        if not r: continue
+        share = median([s / i for i, s, _, _ in r])
+        lo, hi = min(s / i for i, s, _, _ in r), max(s / i for i, s, _, _ in r)
+        rate_stored = median([s / t for _, s, t, _ in r])
+        secs = median([t for _, _, t, _ in r])
+        print(f"| {pace} | {threads} | {tracer} | {100 * share:.1f}% ({100 * lo:.1f}-{100 * hi:.1f})"
+              f" | {rate_stored / 1e6:.2f} M | {secs * 1e3:.0f} ms |")
 print()
 print("Stored: median share of the events issued (min-max over the rounds); events/s stored:"
       " stored events over the process's run time; medians.")

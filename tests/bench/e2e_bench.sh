@@ -5,6 +5,7 @@
 # million spans and its peak RSS.
 #   tests/bench/e2e_bench.sh [build dir] [seconds] [rates...]
 # Rates are op pairs per second over all producer threads; 0 = unpaced.
+# DAEMON_ARGS: more optraced flags (e.g. "--keep-last 2s"), split on spaces.
 set -euo pipefail
 build=${1:-build}
 seconds=${2:-10}
@@ -25,7 +26,7 @@ printf '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n'
 for rate in "${rates[@]}"; do
   rm -f "$tmp"/ops.db*
   "$build/daemon/optraced" --db "$tmp/ops.db" --socket "$tmp/run/optraced.sock" \
-    --retention-max-bytes 0 2>"$tmp/daemon.log" &
+    --retention-max-bytes 0 ${DAEMON_ARGS:-} 2>"$tmp/daemon.log" &
   daemon=$!
   until grep -q ' ready:' "$tmp/daemon.log"; do sleep 0.05; done
   cpu0=$(cpu_ticks $daemon)

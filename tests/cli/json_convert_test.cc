@@ -16,6 +16,9 @@ TEST(JsonConvertTest, Session_SnakeCaseKeysAndWords) {
   s.mutable_drops()->set_total(3);
   s.mutable_drops()->set_names_capped(5);
   s.set_live_level(v1::LEVEL_TRACE);
+  s.set_spans_trimmed(7);
+  s.set_instants_trimmed(8);
+  s.set_trimmed_before_unix_ns(9);
   const nlohmann::json j = ToJson(s);
   EXPECT_EQ(j["id"], 12);
   EXPECT_EQ(j["label"], "train");
@@ -27,6 +30,9 @@ TEST(JsonConvertTest, Session_SnakeCaseKeysAndWords) {
   EXPECT_EQ(j["drops"]["total"], 3);
   EXPECT_EQ(j["drops"]["names_capped"], 5);
   EXPECT_EQ(j["live_level"], "trace");
+  EXPECT_EQ(j["spans_trimmed"], 7);
+  EXPECT_EQ(j["instants_trimmed"], 8);
+  EXPECT_EQ(j["trimmed_before_unix_ns"], 9);
 }
 
 TEST(JsonConvertTest, Span_DeviceAndStatusAsWords) {

@@ -49,6 +49,15 @@ TEST_F(RunTest, LevelAndLabel_InTheCommandsEnvironment) {
   EXPECT_NE(run.err.find("no session of pid"), std::string::npos) << run.err;
 }
 
+TEST_F(RunTest, Lossless_FullRingWaitInTheCommandsEnvironment) {
+  const CliRun lossless = Cli({"run", "--lossless", "--", "sh", "-c", "echo $OPTRACE_FULL_RING"});
+  EXPECT_EQ(lossless.exit_code, 0);
+  EXPECT_EQ(lossless.out, "wait\n");
+  const CliRun plain = Cli({"run", "--", "sh", "-c", "echo ${OPTRACE_FULL_RING:-unset}"});
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(plain.out, "unset\n");
+}
+
 TEST_F(RunTest, CommandFails_ItsExitCode) {
   EXPECT_EQ(Cli({"run", "--", "sh", "-c", "exit 3"}).exit_code, 3);
 }

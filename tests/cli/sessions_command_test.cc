@@ -29,8 +29,8 @@ TEST(SessionsTableTest, Rows_AllColumns) {
   *list.add_sessions() = MakeSession(12, v1::SESSION_STATE_CRASHED);
   const auto lines = SplitLines(RenderSessionsTable(list, true, kStart + 1, 0, Palette(false)));
   ASSERT_EQ(lines.size(), 2u);
-  for (const char* column :
-       {"ID", "LABEL", "PID", "EXECUTABLE", "START", "DURATION", "OPS", "DROPS", "STATE"}) {
+  for (const char* column : {"ID", "LABEL", "PID", "EXECUTABLE", "START", "DURATION", "OPS",
+                             "DROPS", "TRIMMED", "STATE"}) {
     EXPECT_NE(lines[0].find(column), std::string::npos) << column;
   }
   EXPECT_NE(lines[1].find("python3"), std::string::npos);

@@ -30,12 +30,13 @@ TEST_F(SessionsTest, EndedRun_InTheTableAndJsonWithTheProducersNumbers) {
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto lines = SplitLines(all.out);
   ASSERT_GE(lines.size(), 2u) << all.out;
-  const std::regex header(R"(ID +LABEL +PID +EXECUTABLE +START +DURATION +OPS +DROPS +STATE)");
+  const std::regex header(
+      R"(ID +LABEL +PID +EXECUTABLE +START +DURATION +OPS +DROPS +TRIMMED +STATE)");
   EXPECT_TRUE(std::regex_match(lines[0], header)) << lines[0];
   const std::regex row(
       " *" + std::to_string(p.session_id) + "  sessions-test +" +
       std::to_string(p.producer->pid()) +
-      R"(  optrace-test-producer  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d +[0-9.]+ (ns|µs|ms|s) +101 +0  exited)");
+      R"(  optrace-test-producer  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d +[0-9.]+ (ns|µs|ms|s) +101 +0 +0  exited)");
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
                           [&](const std::string& line) { return std::regex_match(line, row); }),
             1)

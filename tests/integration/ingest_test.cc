@@ -164,5 +164,89 @@ TEST_F(IngestTest, StoppedDaemon_WaitBoundedThenRunsOnCountingDrops) {
   EXPECT_EQ(record->events + record->dropped_ring_full, EventsOf(done));
 }
 
+// Lossless mode (OPTRACE_FULL_RING=wait). The daemon is stopped only after
+// it has attached (the "segment=" line comes after the first op, hence
+// after the handshake), so that the producer knows a daemon is there.
+TEST_F(IngestTest, Lossless_DaemonPausedMidBurst_ProducerWaitsNothingDropped) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  // 100,000 events into a 64-event ring: full within microseconds of the pause.
+  auto producer = StartProducer({"--wait-stdin", "--ops", "50000"},
+                                {{"OPTRACE_FULL_RING", "wait"},
+                                 {"OPTRACE_RING_CAPACITY", "64"},
+                                 {"OPTRACE_FULL_RING_TIMEOUT_MS", "60000"}});
+  ASSERT_TRUE(producer->WaitForLine("segment=", 20s).has_value()) << producer->stderr_text();
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  producer->WriteStdin("go\n");
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(::kill(daemon_.pid(), SIGCONT), 0);
+  ASSERT_TRUE(producer->Wait(60s).has_value());
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty()) << producer->stderr_text();
+  EXPECT_EQ(done.at("ring_full"), 0u);
+  const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
+  ASSERT_TRUE(record.has_value()) << daemon_.log();
+  EXPECT_EQ(record->events, EventsOf(done));
+  EXPECT_EQ(record->dropped_ring_full, 0u);
+  EXPECT_EQ(record->full_ring_wait_timeouts, 0u);
+  // The ring was full for as long as the daemon was stopped.
+  EXPECT_GT(record->full_ring_wait_ns, 0u);
+}
+
+TEST_F(IngestTest, Lossless_StoppedDaemon_WaitRunsOutThenDropsCounted) {
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  // 40,000 events into one 16384-event ring that nobody drains.
+  auto producer =
+      StartProducer({"--wait-stdin", "--ops", "20000"},
+                    {{"OPTRACE_FULL_RING", "wait"}, {"OPTRACE_FULL_RING_TIMEOUT_MS", "100"}});
+  ASSERT_TRUE(producer->WaitForLine("segment=", 20s).has_value()) << producer->stderr_text();
+  ASSERT_EQ(::kill(daemon_.pid(), SIGSTOP), 0);
+  producer->WriteStdin("go\n");
+  const auto status = producer->Wait(30s);
+  ::kill(daemon_.pid(), SIGCONT);
+  ASSERT_TRUE(status.has_value()) << "the lossless wait was not bounded";
+  EXPECT_TRUE(status->exited && status->code == 0);
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty()) << producer->stderr_text();
+  EXPECT_GT(done.at("ring_full"), 0u);
+  const auto record = WaitForEnd(static_cast<uint32_t>(producer->pid()));
+  ASSERT_TRUE(record.has_value()) << daemon_.log();
+  // One wait ran out; the ring did not wait again while the daemon had not
+  // read, so the rest dropped at once, each counted.
+  EXPECT_EQ(record->full_ring_wait_timeouts, 1u);
+  EXPECT_GE(record->full_ring_wait_ns, 100'000'000u);
+  EXPECT_EQ(record->dropped_ring_full, done.at("ring_full"));
+  EXPECT_EQ(record->events + record->dropped_ring_full, EventsOf(done));
+}
+
+TEST_F(IngestTest, Lossless_NoDaemon_ProducerNeverWaits) {
+  // A wait would take a minute; the producer must be done long before.
+  auto producer = StartProducer({"--ops", "20000"}, {{"OPTRACE_FULL_RING", "wait"},
+                                                     {"OPTRACE_FULL_RING_TIMEOUT_MS", "60000"},
+                                                     {"OPTRACE_ATTACH_TIMEOUT_MS", "0"}});
+  const auto status = producer->Wait(30s);
+  ASSERT_TRUE(status.has_value()) << "the producer waited without a daemon";
+  EXPECT_TRUE(status->exited && status->code == 0);
+  const auto done = DoneCounts(*producer);
+  ASSERT_FALSE(done.empty()) << producer->stderr_text();
+  EXPECT_GT(done.at("ring_full"), 0u);
+}
+
+TEST_F(IngestTest, Lossless_UnknownModeOrTimeout_NamedOnStderrDefaultsUsed) {
+  auto producer = StartProducer({"--ops", "10"}, {{"OPTRACE_FULL_RING", "sometimes"},
+                                                  {"OPTRACE_FULL_RING_TIMEOUT_MS", "0"},
+                                                  {"OPTRACE_ATTACH_TIMEOUT_MS", "0"}});
+  const auto status = producer->Wait(30s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(status->exited && status->code == 0);
+  EXPECT_NE(producer->stderr_text().find(
+                "optrace: OPTRACE_FULL_RING=sometimes is not wait or drop; using drop"),
+            std::string::npos)
+      << producer->stderr_text();
+  EXPECT_NE(producer->stderr_text().find("optrace: OPTRACE_FULL_RING_TIMEOUT_MS=0 is not a number "
+                                         "in [1, 60000]; using 1000"),
+            std::string::npos)
+      << producer->stderr_text();
+}
+
 }  // namespace
 }  // namespace optrace

@@ -31,7 +31,7 @@ inline constexpr uint64_t kControlMagic = 0x014c54435254504fULL;
 // Incompatible change: a consumer refuses other majors.
 inline constexpr uint16_t kAbiMajor = 1;
 // Additive change: fields are only appended, a consumer accepts any minor.
-inline constexpr uint16_t kAbiMinor = 2;
+inline constexpr uint16_t kAbiMinor = 3;
 
 inline constexpr uint32_t kEventBytes = 64;
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -215,13 +215,19 @@ struct SegmentHeader {
   // (optrace_count_names_capped). Monotonic; 0 in a segment of an older
   // producer (reserved bytes are zero).
   std::atomic<uint64_t> names_capped;
-  uint32_t producer_reserved[4];
+  // Minor 3: lossless mode (OPTRACE_FULL_RING=wait). The nanoseconds
+  // producer threads waited for room in a full ring, and the waits that
+  // ended at their timeout (that event was then dropped, and counted in its
+  // ring's `dropped`). Monotonic; 0 in a segment of an older producer.
+  std::atomic<uint64_t> full_ring_wait_ns;
+  std::atomic<uint64_t> full_ring_wait_timeouts;
 };
 static_assert(offsetof(SegmentHeader, state) == 976);
 static_assert(offsetof(SegmentHeader, level) == 1024);
 static_assert(offsetof(SegmentHeader, attach_word) == 1044);
 static_assert(offsetof(SegmentHeader, string_count) == 1088);
 static_assert(offsetof(SegmentHeader, names_capped) == 1128);
+static_assert(offsetof(SegmentHeader, full_ring_wait_ns) == 1136);
 static_assert(sizeof(SegmentHeader) == 1152);
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 

@@ -281,6 +281,8 @@ std::optional<ProducerFields> AttachedSegment::ReadProducerFields() const {
     f.events_dropped_no_ring = h->events_dropped_no_ring.load(std::memory_order_relaxed);
     f.strings_dropped = h->strings_dropped.load(std::memory_order_relaxed);
     f.names_capped = h->names_capped.load(std::memory_order_relaxed);
+    f.full_ring_wait_ns = h->full_ring_wait_ns.load(std::memory_order_relaxed);
+    f.full_ring_wait_timeouts = h->full_ring_wait_timeouts.load(std::memory_order_relaxed);
     f.requested_generation = h->requested_generation.load(std::memory_order_acquire);
     f.requested_level = h->requested_level.load(std::memory_order_relaxed);
   });

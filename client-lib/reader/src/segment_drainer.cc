@@ -232,6 +232,10 @@ bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,
                stats);
     Accumulate(fields->strings_dropped, &last_strings_dropped_, &stats->strings_dropped, stats);
     Accumulate(fields->names_capped, &last_names_capped_, &stats->names_capped, stats);
+    Accumulate(fields->full_ring_wait_ns, &last_full_ring_wait_ns_, &stats->full_ring_wait_ns,
+               stats);
+    Accumulate(fields->full_ring_wait_timeouts, &last_full_ring_wait_timeouts_,
+               &stats->full_ring_wait_timeouts, stats);
     if (fields->string_count < last_string_count_) ++stats->counters_went_backwards;
     last_string_count_ = std::max(last_string_count_, fields->string_count);
   } else {

@@ -50,6 +50,9 @@ struct ThreadWriter {
   uint64_t current_op;          // innermost scoped op open on this thread (parent of new ops)
   uint32_t tid;                 // OS thread id
   uint8_t drops_pending;        // kFlagDropsBefore for the next written event
+  // Lossless mode: read_pos when a wait for room last ran out (~0: none);
+  // the ring waits again only once the daemon has read past it.
+  uint64_t wait_expired_at_read;
 };
 
 OPTRACE_EXPORT extern __thread ThreadWriter tls_writer __attribute__((tls_model("initial-exec")));

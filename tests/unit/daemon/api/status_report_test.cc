@@ -56,14 +56,23 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
   state.store.batches_dropped = 24;
   state.store.write_errors = 25;
   state.store.sessions_deleted_by_retention = 26;
+  state.store.spans_trimmed_by_window = 27;
+  state.store.spans_trimmed_by_cap = 28;
   v1::GetStatusResponse report;
   FillStatusReport(state, &report);
   const std::pair<const char*, uint64_t> expected[] = {
-      {"tail_records_published", 11}, {"tail_items_skipped", 12},
-      {"streams_open", 13},           {"stream_bytes_in_flight", 14},
-      {"batches_committed", 21},      {"spans_committed", 22},
-      {"batches_refused", 23},        {"batches_dropped", 24},
-      {"write_errors", 25},           {"sessions_deleted_by_retention", 26},
+      {"tail_records_published", 11},
+      {"tail_items_skipped", 12},
+      {"streams_open", 13},
+      {"stream_bytes_in_flight", 14},
+      {"batches_committed", 21},
+      {"spans_committed", 22},
+      {"batches_refused", 23},
+      {"batches_dropped", 24},
+      {"write_errors", 25},
+      {"sessions_deleted_by_retention", 26},
+      {"spans_trimmed_by_window", 27},
+      {"spans_trimmed_by_cap", 28},
   };
   for (const auto& [name, value] : expected) EXPECT_EQ(CounterIn(report, name), value) << name;
   EXPECT_EQ(report.counters().size(), std::size(kDaemonCounters) + std::size(expected))

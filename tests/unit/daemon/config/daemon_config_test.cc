@@ -29,6 +29,9 @@ namespace = "prod"
 level = "debug"
 retention_max_bytes = "512MiB"
 retention_max_age = "12h"
+uid_max_bytes = "100MiB"
+keep_last = "30s"
+keep_last_bytes = "64MiB"
 allowed_uids = [1000, 1001]
 socket_group = "trace-users"
 admin_group = "tracers"
@@ -44,11 +47,29 @@ level = "trace"
   EXPECT_EQ(c.level, abi::LevelValue::kDebug);
   EXPECT_EQ(c.retention_max_bytes, 512ULL << 20);
   EXPECT_EQ(c.retention_max_age_ns, 12LL * 3600 * 1'000'000'000);
+  EXPECT_EQ(c.uid_max_bytes, 100ULL << 20);
+  EXPECT_EQ(c.keep_last_ns, 30LL * 1'000'000'000);
+  EXPECT_EQ(c.keep_last_bytes, 64ULL << 20);
   EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
   EXPECT_EQ(c.socket_group, "trace-users");
   EXPECT_EQ(c.admin_group, "tracers");
   ASSERT_EQ(c.level_rules.size(), 1u);
   EXPECT_EQ(c.level_rules[0].label_pattern, "bench-.*");
+  EXPECT_TRUE(ValidateConfig(c).ok());
+}
+
+// Issue 25: the rolling window is on by default, and "0" keeps everything.
+TEST(DaemonConfigTest, KeepLast_DefaultOnAndZeroKeepsEverything) {
+  DaemonConfig c = DefaultConfig();
+  EXPECT_EQ(c.keep_last_ns, 600LL * 1'000'000'000);
+  EXPECT_EQ(c.keep_last_bytes, 256ULL << 20);
+  EXPECT_EQ(c.uid_max_bytes, 0u);
+  testing::TempFolder folder;
+  const Status st =
+      ApplyConfigFile(WriteFile(folder, "keep_last = \"0\"\nkeep_last_bytes = 0\n"), &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(c.keep_last_ns, 0);
+  EXPECT_EQ(c.keep_last_bytes, 0u);
   EXPECT_TRUE(ValidateConfig(c).ok());
 }
 
@@ -71,6 +92,10 @@ TEST(DaemonConfigTest, Malicious_BadValues_ErrorNamesKeyAndValueAndNothingApplie
       {"level = \"loud\"", "level: 'loud' is not a level"},
       {"retention_max_bytes = \"12XB\"", "retention_max_bytes: '12XB' is not a size"},
       {"retention_max_age = -5", "retention_max_age: '-5' is not a duration"},
+      {"keep_last = \"10 minutes\"", "keep_last: '10 minutes' is not a duration like 10m"},
+      {"keep_last = -1", "keep_last: '-1' is not a duration"},
+      {"keep_last_bytes = \"lots\"", "keep_last_bytes: 'lots' is not a size like 256MiB"},
+      {"uid_max_bytes = 1.5", "uid_max_bytes: expected a size"},
       {"socket = 5", "socket: expected a string"},
       {"allowed_uids = [-1]", "allowed_uids: every entry must be a uid"},
       {"colour = \"blue\"", "unknown key 'colour'"},
@@ -250,6 +275,9 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"level_rule", R"([{ label = "bench-.*", level = "trace" }])"},
     {"retention_max_bytes", R"("512MiB")"},
     {"retention_max_age", R"("12h")"},
+    {"uid_max_bytes", R"("100MiB")"},
+    {"keep_last", R"("30s")"},
+    {"keep_last_bytes", R"("64MiB")"},
     {"allowed_uids", "[1000, 1001]"},
     {"socket_group", R"("trace-users")"},
     {"admin_group", R"("tracers")"},

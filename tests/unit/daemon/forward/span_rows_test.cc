@@ -20,7 +20,7 @@ TEST(SpanRowsTest, InsertStatement_NamesEveryColumnInOrder) {
 }
 
 // The whole column list, as deploy/clickhouse/spans_table.sql orders it:
-// the page's columns and then the span's fields (model/span_fields.h).
+// the page's columns and then the span's fields (model/span.h).
 TEST(SpanRowsTest, InsertStatement_PageColumnsThenSpanFields_ExactText) {
   EXPECT_EQ(SpanInsertStatement("t"),
             "INSERT INTO t (node, store_id, page_id, page_index, session_id, label, pid, uid, "

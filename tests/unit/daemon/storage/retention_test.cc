@@ -52,14 +52,24 @@ class RetentionTest : public ::testing::Test {
     ASSERT_TRUE(store.value()->Flush(20'000));
   }
 
-  // Opens the database as the store's writer does and runs one pass.
+  // Opens the database as the store's writer does and runs one pass;
+  // returns the sessions deleted.
   Result<uint64_t> Enforce(RetentionPolicy policy, int64_t now_ns) {
+    Result<RetentionPass> pass = EnforcePass(policy, now_ns);
+    if (!pass.ok()) return pass.status();
+    return pass->sessions_deleted;
+  }
+
+  Result<RetentionPass> EnforcePass(RetentionPolicy policy, int64_t now_ns) {
     Result<std::unique_ptr<SqliteConnection>> db =
         SqliteConnection::Open(path_, SqliteOpenMode::kReadWriteCreate, 1000);
     if (!db.ok()) return db.status();
     Status schema = PrepareSchema(*db.value());
     if (!schema.ok()) return schema;
-    Result<std::unique_ptr<Retention>> retention = Retention::Create(*db.value(), policy);
+    Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
+    if (!trimmer.ok()) return trimmer.status();
+    Result<std::unique_ptr<Retention>> retention =
+        Retention::Create(*db.value(), *trimmer.value(), policy);
     if (!retention.ok()) return retention.status();
     return retention.value()->Enforce(now_ns);
   }
@@ -219,6 +229,109 @@ TEST_F(RetentionTest, Deleted_NewestPage_PageIdNeverReused) {
   ASSERT_TRUE(store.value()->Flush(20'000));
   EXPECT_GT(std::stoull(QueryColumn(path_, "SELECT max(id) FROM span_pages")[0]),
             std::stoull(newest));
+}
+
+// Fair retention: sessions of two uids. `session` of `uid` gets `pages`
+// pages of 1000 spans, one batch each, 1 s apart from `start_ns`.
+class FairRetentionTest : public RetentionTest {
+ protected:
+  void WriteSession(SessionId session, uint32_t uid, SessionState state, int64_t start_ns,
+                    size_t pages) {
+    Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    SessionRecord record =
+        MakeSession(session, state, start_ns, state == SessionState::kRunning ? 0 : start_ns + 1);
+    record.uid = uid;
+    for (size_t i = 0; i < pages; ++i) {
+      StoreBatch batch;
+      batch.sequence = i + 1;
+      batch.sessions = {record};
+      batch.spans = {
+          {session, SpanRun(1 + i * 1000, start_ns + static_cast<int64_t>(i) * kSecond, 1000)}};
+      ASSERT_TRUE(store.value()->Submit(std::move(batch)));
+    }
+    ASSERT_TRUE(store.value()->Flush(20'000));
+  }
+
+  uint64_t PagesOf(SessionId session) {
+    return std::stoull(QueryColumn(
+        path_, "SELECT count(*) FROM span_pages WHERE session_id = " + std::to_string(session))[0]);
+  }
+
+  SessionTrim TrimOf(SessionId session) {
+    Result<std::optional<SessionRecord>> record = OpenReader(path_)->GetSession(session);
+    EXPECT_TRUE(record.ok() && record.value()) << "session " << session;
+    return record.ok() && record.value() ? record.value()->trim : SessionTrim{};
+  }
+};
+
+// The case: uid 1's ended session, then uid 2's running session
+// grows past the cap. The running session's window shrinks; uid 1's session
+// stays whole.
+TEST_F(FairRetentionTest, Cap_OtherUidsRunningSessionOver_EndedSessionKeptRunningTrimmed) {
+  ASSERT_NO_FATAL_FAILURE(WriteSession(1, 100, SessionState::kExited, 10 * kSecond, 4));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(2, 200, SessionState::kRunning, 100 * kSecond, 60));
+  const uint64_t bound = UsedBytes() / 3;
+  Result<RetentionPass> pass = EnforcePass({.max_bytes = bound}, 1000 * kSecond);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->sessions_deleted, 0u);
+  EXPECT_EQ(SessionIds(), (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(PagesOf(1), 4u) << "the other uid's ended session is whole";
+  EXPECT_LT(PagesOf(2), 60u);
+  EXPECT_GT(pass->spans_trimmed, 0u);
+  EXPECT_EQ(TrimOf(2).spans, pass->spans_trimmed);
+  EXPECT_EQ(TrimOf(2).spans, (60 - PagesOf(2)) * 1000);
+  EXPECT_GT(TrimOf(2).before_ns, 100 * kSecond);
+  EXPECT_EQ(TrimOf(1), SessionTrim{});
+  EXPECT_LE(UsedBytes(), bound);
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
+}
+
+// Within one uid, its own oldest data goes first: its ended session, and
+// only then its running session's oldest pages.
+TEST_F(FairRetentionTest, Cap_SameUid_OwnEndedSessionDeletedBeforeRunningTrimmed) {
+  ASSERT_NO_FATAL_FAILURE(WriteSession(1, 100, SessionState::kExited, 10 * kSecond, 4));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(2, 100, SessionState::kRunning, 100 * kSecond, 20));
+  Result<RetentionPass> pass = EnforcePass({.max_bytes = UsedBytes() * 9 / 10}, 1000 * kSecond);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->sessions_deleted, 1u);
+  EXPECT_EQ(SessionIds(), std::vector<std::string>{"2"});
+  EXPECT_EQ(pass->spans_trimmed, 0u) << "deleting its ended session was enough";
+  EXPECT_EQ(PagesOf(2), 20u);
+}
+
+// Only what is running is left, and the cap is below one page: every
+// running session keeps its newest page, none is deleted.
+TEST_F(FairRetentionTest, Cap_BelowOnePage_RunningSessionsKeepTheirNewestPage) {
+  ASSERT_NO_FATAL_FAILURE(WriteSession(1, 100, SessionState::kRunning, 10 * kSecond, 5));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(2, 200, SessionState::kRunning, 100 * kSecond, 5));
+  Result<RetentionPass> pass = EnforcePass({.max_bytes = 4096}, 1000 * kSecond);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->sessions_deleted, 0u);
+  EXPECT_EQ(PagesOf(1), 1u);
+  EXPECT_EQ(PagesOf(2), 1u);
+  EXPECT_EQ(pass->spans_trimmed, 8000u);
+}
+
+// uid 100 holds more than its quota: its own ended session goes, then its
+// running session is trimmed; uid 200, within its quota, is not touched.
+TEST_F(FairRetentionTest, UidQuota_UidOver_OwnOldestDataGoesOtherUidUntouched) {
+  ASSERT_NO_FATAL_FAILURE(WriteSession(1, 100, SessionState::kExited, 10 * kSecond, 4));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(2, 100, SessionState::kRunning, 100 * kSecond, 20));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(3, 200, SessionState::kExited, 20 * kSecond, 10));
+  const uint64_t page_bytes =
+      std::stoull(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 2")[0]) / 20;
+  // Room for about ten of uid 100's pages.
+  const uint64_t quota = page_bytes * 21 / 2;
+  Result<RetentionPass> pass = EnforcePass({.uid_max_bytes = quota}, 1000 * kSecond);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->sessions_deleted, 1u);
+  EXPECT_EQ(SessionIds(), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(PagesOf(2), 10u);
+  EXPECT_EQ(pass->spans_trimmed, 10'000u);
+  EXPECT_LE(std::stoull(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 2")[0]),
+            quota);
+  EXPECT_EQ(PagesOf(3), 10u) << "uid 200 holds as much, within its quota";
 }
 
 }  // namespace

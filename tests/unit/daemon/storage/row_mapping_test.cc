@@ -66,8 +66,15 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
                "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
-               "names_capped");
-  EXPECT_EQ(kSessionColumnCount, 21);
+               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, spans_trimmed, "
+               "instants_trimmed, trimmed_before_ns");
+  EXPECT_EQ(kSessionColumnCount, 26);
+  EXPECT_EQ(kSessionTrimColumnCount, 3);
+  EXPECT_STREQ(kSessionDrainColumns,
+               "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
+               "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
+               "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
+               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts");
   EXPECT_STREQ(kInstantColumns, "ts_ns, kind, level, name, tag, tid, parent_op_id, value");
   EXPECT_EQ(kInstantColumnCount, 8);
   EXPECT_STREQ(kHalfOpColumns,
@@ -101,7 +108,10 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
                               .dropped_daemon_restart = 13,
                               .dropped_invalid = 14,
                               .strings_dropped = 15,
-                              .names_capped = 16};
+                              .names_capped = 16,
+                              .full_ring_wait_ns = 20,
+                              .full_ring_wait_timeouts = 21,
+                              .trim = {.spans = 17, .instants = 18, .before_ns = -19}};
   SqliteStatement insert = CreateRows(kSessionColumns, kSessionColumnCount);
   BindSessionRecord(insert, 1, written);
   ASSERT_TRUE(insert.Run().ok());
@@ -129,11 +139,14 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   EXPECT_EQ(r.dropped_invalid, 14u);
   EXPECT_EQ(r.strings_dropped, 15u);
   EXPECT_EQ(r.names_capped, 16u);
+  EXPECT_EQ(r.full_ring_wait_ns, 20u);
+  EXPECT_EQ(r.full_ring_wait_timeouts, 21u);
+  EXPECT_EQ(r.trim, written.trim);
   EXPECT_EQ(StoredValues(kSessionColumns),
             (std::vector<std::string>{
-                "1",       "segment", "2", "3", "executable", "command line", "label", "-4", "5",
-                "crashed", "6",       "7", "8", "9",          "10",           "11",    "12", "13",
-                "14",      "15",      "16"}));
+                "1",       "segment", "2",  "3",  "executable", "command line", "label", "-4", "5",
+                "crashed", "6",       "7",  "8",  "9",          "10",           "11",    "12", "13",
+                "14",      "15",      "16", "20", "21",         "17",           "18",    "-19"}));
 }
 
 TEST_F(RowMappingTest, Malicious_UnknownSessionState_ErrorNamesColumn) {

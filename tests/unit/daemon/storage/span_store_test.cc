@@ -59,11 +59,6 @@ bool Eventually(Condition condition, std::chrono::milliseconds timeout) {
   return true;
 }
 
-// Takes op_aggregates back to schema version 4.
-constexpr const char* kDropSketchColumns[] = {
-    "ALTER TABLE op_aggregates DROP COLUMN sketch",
-    "ALTER TABLE op_aggregates DROP COLUMN groups_folded"};
-
 class SpanStoreTest : public ::testing::Test {
  protected:
   std::unique_ptr<SpanStore> Open(StoreOptions options = {}) {
@@ -74,13 +69,87 @@ class SpanStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
-  // Runs each statement of `sql` on the database (closed by the test
-  // first): how a test turns it back into an older schema version. Call it
-  // in ASSERT_NO_FATAL_FAILURE.
-  void Downgrade(std::initializer_list<const char*> sql) {
-    for (const char* statement : sql) {
+  // The statements that turn a database of schema `version` into one of
+  // version - 1: what that version's migration added, taken away.
+  static std::vector<const char*> StepDown(int64_t version) {
+    switch (version) {
+      case 7:
+        return {"ALTER TABLE op_aggregates DROP COLUMN groups_folded",
+                "ALTER TABLE op_aggregates DROP COLUMN sketch"};
+      case 6:
+        return {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
+                "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns"};
+      case 5:
+        return {"DROP INDEX span_pages_by_last_start",
+                "ALTER TABLE sessions DROP COLUMN page_bytes",
+                "ALTER TABLE sessions DROP COLUMN trimmed_before_ns",
+                "ALTER TABLE sessions DROP COLUMN instants_trimmed",
+                "ALTER TABLE sessions DROP COLUMN spans_trimmed"};
+      case 4:
+        return {"ALTER TABLE sessions DROP COLUMN names_capped"};
+      case 3:
+        return {"ALTER TABLE open_halves DROP COLUMN has_device_ns"};
+      case 2:
+        return {"DROP TABLE forward_cursor",
+                "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
+                "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
+                "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
+                "INSERT INTO span_pages_v1 SELECT * FROM span_pages",
+                "DROP TABLE span_pages",
+                "ALTER TABLE span_pages_v1 RENAME TO span_pages",
+                "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
+                "last_start_ns)",
+                "DELETE FROM sqlite_sequence"};
+      default:
+        ADD_FAILURE() << "no step down from schema version " << version;
+        return {};
+    }
+  }
+
+  // Turns the database (closed by the test first) back into schema
+  // `version`, one version at a time: how a test makes an older database.
+  // Call it in ASSERT_NO_FATAL_FAILURE.
+  void DowngradeTo(int64_t version) {
+    std::vector<std::string> sql;
+    for (int64_t from = kSchemaVersion; from > version; --from) {
+      for (const char* statement : StepDown(from)) sql.emplace_back(statement);
+    }
+    sql.push_back("UPDATE meta SET value = " + std::to_string(version) +
+                  " WHERE key = 'schema_version'");
+    for (const std::string& statement : sql) {
       ASSERT_EQ(QueryColumn(path_, statement), std::vector<std::string>{}) << statement;
     }
+  }
+
+  // Stores session `stored`, turns the database back into schema `version`,
+  // then checks that opening it migrates to the current
+  // version: the session reads back as `migrated`, a new session `fresh`
+  // is stored whole, and the file is sound. Call it in
+  // ASSERT_NO_FATAL_FAILURE.
+  void ExpectSessionsMigrated(const SessionRecord& stored, int64_t version,
+                              const SessionRecord& migrated, const SessionRecord& fresh) {
+    {
+      auto store = Open();
+      StoreBatch batch;
+      batch.sequence = 1;
+      batch.sessions = {stored};
+      ASSERT_TRUE(store->Submit(batch));
+      ASSERT_TRUE(store->Flush(10'000));
+    }
+    ASSERT_NO_FATAL_FAILURE(DowngradeTo(version));
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              std::vector<std::string>{std::to_string(kSchemaVersion)});
+    EXPECT_EQ(OpenReader(path_)->GetSession(stored.id).value(),
+              std::optional<SessionRecord>(migrated));
+    StoreBatch batch;
+    batch.sequence = 2;
+    batch.sessions = {fresh};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+    EXPECT_EQ(OpenReader(path_)->GetSession(fresh.id).value(), std::optional<SessionRecord>(fresh));
+    EXPECT_EQ(IntegrityCheck(path_), "ok");
   }
 
   testing::TempFolder dir_;
@@ -124,19 +193,7 @@ TEST_F(SpanStoreTest, Open_Version1Database_MigratedToForwardingSchemaPagesKept)
     ASSERT_TRUE(store->Submit(SpansBatch(2, 1, SpanRun(11, 11'000, 10))));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(
-      Downgrade({"DROP TABLE forward_cursor",
-                 "CREATE TABLE span_pages_v1(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, "
-                 "first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL, "
-                 "span_count INTEGER NOT NULL, data BLOB NOT NULL)",
-                 "INSERT INTO span_pages_v1 SELECT * FROM span_pages", "DROP TABLE span_pages",
-                 "ALTER TABLE span_pages_v1 RENAME TO span_pages",
-                 "CREATE INDEX span_pages_by_start ON span_pages(session_id, first_start_ns, "
-                 "last_start_ns)",
-                 "ALTER TABLE open_halves DROP COLUMN has_device_ns",
-                 "ALTER TABLE sessions DROP COLUMN names_capped", kDropSketchColumns[0],
-                 kDropSketchColumns[1], "DELETE FROM sqlite_sequence",
-                 "UPDATE meta SET value = 1 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(1));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -313,10 +370,7 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
     ASSERT_TRUE(store->Submit(batch));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(
-      Downgrade({"ALTER TABLE open_halves DROP COLUMN has_device_ns",
-                 "ALTER TABLE sessions DROP COLUMN names_capped", kDropSketchColumns[0],
-                 kDropSketchColumns[1], "UPDATE meta SET value = 2 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(2));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   auto reader = OpenReader(path_);
@@ -326,32 +380,10 @@ TEST_F(SpanStoreTest, Open_Version2Database_WaitingCompletesKeepTheirDeviceDurat
 // A database of schema version 3, whose sessions did not count names
 // capped: migrated, its sessions kept with 0, and new counts stored.
 TEST_F(SpanStoreTest, Open_Version3Database_SessionsKeptWithNoNamesCapped) {
-  SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
-  {
-    auto store = Open();
-    StoreBatch batch;
-    batch.sequence = 1;
-    batch.sessions = {before};
-    ASSERT_TRUE(store->Submit(batch));
-    ASSERT_TRUE(store->Flush(10'000));
-  }
-  ASSERT_NO_FATAL_FAILURE(
-      Downgrade({"ALTER TABLE sessions DROP COLUMN names_capped", kDropSketchColumns[0],
-                 kDropSketchColumns[1], "UPDATE meta SET value = 3 WHERE key = 'schema_version'"}));
-  auto store = Open();
-  ASSERT_NE(store, nullptr);
-  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            std::vector<std::string>{std::to_string(kSchemaVersion)});
-  before.names_capped = 0;
-  EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
-  SessionRecord after = MakeSession(2);
-  StoreBatch batch;
-  batch.sequence = 2;
-  batch.sessions = {after};
-  ASSERT_TRUE(store->Submit(batch));
-  ASSERT_TRUE(store->Flush(10'000));
-  EXPECT_EQ(OpenReader(path_)->GetSession(2).value(), std::optional<SessionRecord>(after));
-  EXPECT_EQ(IntegrityCheck(path_), "ok");
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord migrated = before;
+  migrated.names_capped = 0;
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 3, migrated, MakeSession(2)));
 }
 
 TEST_F(SpanStoreTest, Submit_HalvesOpenedThenClosed_OnlyStillOpenRemain) {
@@ -512,17 +544,16 @@ TEST_F(SpanStoreTest, Aggregates_PastGroupBound_LeastTimeFoldedIntoOther) {
   EXPECT_EQ(rows->front().totals.total_ns, 7u);
 }
 
-// A database of schema version 4, whose aggregates had no sketch: kept,
+// A database of schema version 6, whose aggregates had no sketch: kept,
 // read with none, and a sketch of the later spans only, which says so by
 // its count.
-TEST_F(SpanStoreTest, Open_Version4Database_AggregatesKeptWithoutSketch) {
+TEST_F(SpanStoreTest, Open_Version6Database_AggregatesKeptWithoutSketch) {
   {
     auto store = Open();
     ASSERT_TRUE(store->Submit(SpansBatch(1, 1, {MakeSpan(1, 10, 1, 100)})));
     ASSERT_TRUE(store->Flush(10'000));
   }
-  ASSERT_NO_FATAL_FAILURE(Downgrade({kDropSketchColumns[0], kDropSketchColumns[1],
-                                     "UPDATE meta SET value = 4 WHERE key = 'schema_version'"}));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(6));
   auto store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
@@ -783,6 +814,39 @@ TEST_F(SpanStoreTest, Crash_WriterKilledMidStream_EveryCommittedBatchWhole) {
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->Submit(SpansBatch(last + 1, 1, SpanRun(1, 1, 5))));
   EXPECT_TRUE(store->Flush(10'000));
+}
+
+// A database of schema version 4, before the rolling window: migrated, its
+// sessions untrimmed, and the bytes of their pages counted once.
+TEST_F(SpanStoreTest, Open_Version4Database_PageBytesCountedNothingTrimmed) {
+  SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  {
+    auto store = Open();
+    StoreBatch batch = SpansBatch(1, 1, SpanRun(1, 1000, 100));
+    batch.sessions = {before};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  const std::vector<std::string> bytes =
+      QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1");
+  ASSERT_NE(bytes, std::vector<std::string>{"0"});
+  EXPECT_EQ(bytes, QueryColumn(path_, "SELECT sum(length(data)) FROM span_pages"));
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(4));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT page_bytes FROM sessions WHERE id = 1"), bytes);
+  EXPECT_EQ(OpenReader(path_)->GetSession(1).value(), std::optional<SessionRecord>(before));
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
+}
+
+// A database of schema version 5, before lossless mode's waits were kept:
+// migrated, its sessions kept as having never waited, new waits stored.
+TEST_F(SpanStoreTest, Open_Version5Database_SessionsKeptNeverWaited) {
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord waited = MakeSession(2);
+  waited.full_ring_wait_ns = 123'456'789;
+  waited.full_ring_wait_timeouts = 2;
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 5, before, waited));
 }
 
 }  // namespace

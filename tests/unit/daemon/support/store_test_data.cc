@@ -25,7 +25,8 @@ auto Fields(const SessionRecord& r) {
   return std::tie(r.id, r.segment_name, r.pid, r.uid, r.executable, r.command_line, r.label,
                   r.start_ns, r.end_ns, r.state, r.events, r.spans, r.instants, r.open_ops,
                   r.dropped_ring_full, r.dropped_no_ring, r.dropped_shed, r.dropped_daemon_restart,
-                  r.dropped_invalid, r.strings_dropped, r.names_capped);
+                  r.dropped_invalid, r.strings_dropped, r.names_capped, r.full_ring_wait_ns,
+                  r.full_ring_wait_timeouts, r.trim);
 }
 
 }  // namespace

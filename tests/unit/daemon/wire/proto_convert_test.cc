@@ -62,6 +62,17 @@ TEST(ProtoConvertTest, Issue16_ZeroDurations_PresentAndUnknownOnesAbsent) {
   EXPECT_FALSE(out.has_device_duration_ns());
 }
 
+TEST(ProtoConvertTest, Session_Trim_ApartFromDrops) {
+  SessionRecord record = testing::MakeSession(3, SessionState::kRunning);
+  record.trim = {.spans = 7, .instants = 8, .before_ns = 9};
+  v1::Session out;
+  ToProto(record, &out);
+  EXPECT_EQ(out.spans_trimmed(), 7u);
+  EXPECT_EQ(out.instants_trimmed(), 8u);
+  EXPECT_EQ(out.trimmed_before_unix_ns(), 9);
+  EXPECT_EQ(out.drops().total(), record.dropped_ring_full) << "trimmed spans are not losses";
+}
+
 TEST(ProtoConvertTest, Session_DropsTotalIsTheSumOfEventLosses) {
   SessionRecord record = testing::MakeSession(3, SessionState::kCrashed, 100, 200);
   record.dropped_ring_full = 1;

@@ -56,8 +56,10 @@ struct ProducerFields {
   uint32_t string_count = 0;  // clamped to string_slots
   uint64_t events_dropped_no_ring = 0;
   uint64_t strings_dropped = 0;
-  uint64_t names_capped = 0;     // 0 from a producer older than minor 2
-  uint32_t requested_level = 0;  // clamped to kMaxLevel
+  uint64_t names_capped = 0;             // 0 from a producer older than minor 2
+  uint64_t full_ring_wait_ns = 0;        // 0 from a producer older than minor 3
+  uint64_t full_ring_wait_timeouts = 0;  // 0 from a producer older than minor 3
+  uint32_t requested_level = 0;          // clamped to kMaxLevel
   uint32_t requested_generation = 0;
 };
 

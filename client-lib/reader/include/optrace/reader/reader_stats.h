@@ -24,6 +24,10 @@ struct ReaderStats {
   uint64_t events_dropped_no_ring = 0;
   uint64_t strings_dropped = 0;
   uint64_t names_capped = 0;  // names/tags replaced at an instrumentation cap (not events)
+  // Lossless mode (OPTRACE_FULL_RING=wait): time the producer's threads
+  // waited for room in full rings, and the waits that ran out (not events).
+  uint64_t full_ring_wait_ns = 0;
+  uint64_t full_ring_wait_timeouts = 0;
 
   // Sum of the validation problems (not the producer's own drops).
   uint64_t Violations() const {

@@ -99,6 +99,8 @@ class SegmentDrainer {
   uint64_t last_no_ring_drops_ = 0;
   uint64_t last_strings_dropped_ = 0;
   uint64_t last_names_capped_ = 0;
+  uint64_t last_full_ring_wait_ns_ = 0;
+  uint64_t last_full_ring_wait_timeouts_ = 0;
   uint32_t last_string_count_ = 0;
   // Private copy of one chunk of slots, left uninitialised until copied to.
   std::unique_ptr<abi::OpEvent[]> chunk_;

@@ -1,0 +1,28 @@
+#include "trim_notice.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "human_format.h"
+
+namespace optrace::cli {
+
+bool WasTrimmed(const v1::Session& session) {
+  return session.trimmed_before_unix_ns() != 0 || session.spans_trimmed() != 0 ||
+         session.instants_trimmed() != 0;
+}
+
+std::string TrimNotice(const v1::Session& session) {
+  if (!WasTrimmed(session)) return "";
+  return fmt::format(
+      "session {} trimmed before {}: spans older than that are not stored ({} spans trimmed)",
+      session.id(), FormatWallTime(session.trimmed_before_unix_ns()), session.spans_trimmed());
+}
+
+void PrintTrimNotice(const v1::Session& session) {
+  const std::string notice = TrimNotice(session);
+  if (!notice.empty()) fmt::print(stderr, "optrace: {}\n", notice);
+}
+
+}  // namespace optrace::cli
