@@ -120,17 +120,14 @@ Status BatchWriter::Write(const StoreBatch& batch) {
   Status written = WriteInTransaction(batch);
   if (!written.ok()) {
     // Rolled back: the cached group counts may be wrong, and the batch's
-    // sketches were not written (the batch is retried or dropped whole).
+    // aggregates were not written (the batch is retried or dropped whole).
     session_groups_.clear();
+    aggregates_.RolledBack();
     return written;
   }
+  aggregates_.Committed(sketches_written_);
   if (sketches_written_) {
-    unwritten_sketches_.clear();
     next_sketch_write_ = std::chrono::steady_clock::now() + sketch_write_interval_;
-  } else {
-    for (const auto& [key, added] : aggregates_.entries()) {
-      if (added.sketch.Count() != 0) unwritten_sketches_[key].Merge(added.sketch);
-    }
   }
   return written;
 }
@@ -170,7 +167,6 @@ Status BatchWriter::WriteSessions(const StoreBatch& batch) {
 }
 
 Status BatchWriter::WriteSpans(const StoreBatch& batch) {
-  aggregates_.Clear();
   for (const SessionSpans& entry : batch.spans) {
     std::span<const Span> spans = entry.spans;
     if (!std::is_sorted(spans.begin(), spans.end(), StartsBefore)) {
@@ -224,7 +220,7 @@ Status BatchWriter::WriteAggregates(const StoreBatch& batch) {
       batch.sessions.begin(), batch.sessions.end(),
       [](const SessionRecord& record) { return record.state != SessionState::kRunning; });
   sketches_written_ = ends_session || !over_bound.empty() ||
-                      unwritten_sketches_.size() >= kMaxUnwrittenSketches ||
+                      aggregates_.unwritten_keys() >= kMaxUnwrittenSketches ||
                       std::chrono::steady_clock::now() >= next_sketch_write_;
   if (!sketches_written_) return Status::Ok();
   Status done = WriteSketches();
@@ -248,18 +244,9 @@ Status BatchWriter::UpsertTotals(const OpAggregateKey& key, const OpAggregate& a
 }
 
 Status BatchWriter::WriteSketches() {
-  for (const auto& [key, added] : aggregates_.entries()) {
-    if (added.totals.count == 0) continue;  // kept from an earlier batch
-    DurationSketch sketch = added.sketch;
-    if (auto it = unwritten_sketches_.find(key); it != unwritten_sketches_.end()) {
-      sketch.Merge(it->second);
-    }
-    Status done = MergeSketch(key, sketch);
-    if (!done.ok()) return done;
-  }
-  for (const auto& [key, sketch] : unwritten_sketches_) {
-    if (aggregates_.Has(key)) continue;  // written above
-    Status done = MergeSketch(key, sketch);
+  for (const auto& [key, pending] : aggregates_.entries()) {
+    if (pending.totals.count == 0 && pending.unwritten.Count() == 0) continue;
+    Status done = MergeSketch(key, pending.UnwrittenWithBatch());
     if (!done.ok()) return done;
   }
   return Status::Ok();
@@ -298,7 +285,8 @@ Result<uint64_t*> BatchWriter::SessionGroups(SessionId session) {
 Status BatchWriter::FoldSmallestGroups(SessionId session) {
   Result<uint64_t*> groups = SessionGroups(session);
   if (!groups.ok()) return groups.status();
-  SketchedAggregate folded;
+  OpAggregate folded_totals;
+  DurationSketch folded_sketch;
   uint64_t folded_groups = 0;
   std::vector<OpAggregateKey> keys;
   {
@@ -312,10 +300,10 @@ Status BatchWriter::FoldSmallestGroups(SessionId session) {
       Result<OpAggregateRow> row = ReadOpAggregate(select_smallest_, 0);
       if (!row.ok()) return row.status();
       ReadOpAggregateSketch(select_smallest_, kOpAggregateColumnCount, &row.value());
-      folded.totals.Merge(row->totals);
+      folded_totals.Merge(row->totals);
       // A sketch that does not parse is left out, as in MergeSketch.
       Result<DurationSketch> sketch = DurationSketch::Parse(row->sketch);
-      if (sketch.ok()) folded.sketch.Merge(sketch.value());
+      if (sketch.ok()) folded_sketch.Merge(sketch.value());
       folded_groups += 1 + row->groups_folded;
       keys.push_back(row->key);
     }
@@ -328,9 +316,9 @@ Status BatchWriter::FoldSmallestGroups(SessionId session) {
   *groups.value() -= keys.size();
   const OpAggregateKey other = OtherGroupKey(session);
   bool is_new = false;
-  Status done = UpsertTotals(other, folded.totals, folded_groups, &is_new);
+  Status done = UpsertTotals(other, folded_totals, folded_groups, &is_new);
   if (!done.ok()) return done;
-  return MergeSketch(other, std::move(folded.sketch));
+  return MergeSketch(other, std::move(folded_sketch));
 }
 
 Status BatchWriter::WriteInstants(const StoreBatch& batch) {

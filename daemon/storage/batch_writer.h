@@ -62,7 +62,7 @@ class BatchWriter {
   // whether the row was created.
   Status UpsertTotals(const OpAggregateKey& key, const OpAggregate& added, uint64_t groups_folded,
                       bool* is_new);
-  // Merges this batch's and the unwritten sketches into their rows.
+  // Merges every key's unwritten and this batch's durations into its row.
   Status WriteSketches();
   // Merges `sketch` into `key`'s stored sketch; nothing when the row is gone.
   Status MergeSketch(const OpAggregateKey& key, DurationSketch sketch);
@@ -92,14 +92,13 @@ class BatchWriter {
   SqliteStatement insert_half_;
   SqliteStatement delete_half_;
   SqliteStatement upsert_cursor_;
+  // The batch's aggregates and the sketches left unwritten.
+  PendingAggregates aggregates_;
   // Scratch, kept between batches to reuse its memory.
-  BatchAggregates aggregates_;
   std::vector<Span> sorted_;
   // Rows per session but `other`, as committed plus this batch's so far;
   // cleared when a batch fails (its rows rolled back).
   std::unordered_map<SessionId, uint64_t> session_groups_;
-  // Sketches of committed batches not yet merged into their rows.
-  std::unordered_map<OpAggregateKey, DurationSketch, OpAggregateKeyHash> unwritten_sketches_;
   const std::chrono::milliseconds sketch_write_interval_;
   std::chrono::steady_clock::time_point next_sketch_write_{};
   bool sketches_written_ = false;  // by the batch being written

@@ -25,9 +25,17 @@ void OpAggregate::Merge(const OpAggregate& other) {
       other.total_ns > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + other.total_ns;
 }
 
-void SketchedAggregate::Add(const Span& span) {
+void PendingAggregate::Add(const Span& span) {
   totals.Add(span);
-  if (span.status == SpanStatus::kOk) sketch.Add(std::min(span.duration_ns, kMaxAggregateNs));
+  if (span.status == SpanStatus::kOk) {
+    ok_durations.push_back(std::min(span.duration_ns, kMaxAggregateNs));
+  }
+}
+
+DurationSketch PendingAggregate::UnwrittenWithBatch() const {
+  DurationSketch sketch = unwritten;
+  for (const uint64_t ns : ok_durations) sketch.Add(ns);
+  return sketch;
 }
 
 size_t OpAggregateKeyHash::operator()(const OpAggregateKey& key) const {
@@ -40,24 +48,35 @@ size_t OpAggregateKeyHash::operator()(const OpAggregateKey& key) const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
-bool BatchAggregates::Has(const OpAggregateKey& key) const {
-  auto it = entries_.find(key);
-  return it != entries_.end() && it->second.totals.count != 0;
+void PendingAggregates::Add(SessionId session, const Span& span) {
+  entries_[OpAggregateKey{session, span.name, span.tag, span.target, span.device}].Add(span);
 }
 
-void BatchAggregates::Clear() {
-  if (entries_.size() > kKeptKeys) {
-    entries_.clear();
-    return;
+void PendingAggregates::Committed(bool sketches_written) {
+  if (sketches_written) {
+    unwritten_keys_ = 0;
+    if (entries_.size() > kKeptKeys) {
+      entries_.clear();
+      return;
+    }
+    for (auto& [key, entry] : entries_) entry.unwritten.Clear();
+  } else {
+    for (auto& [key, entry] : entries_) {
+      if (entry.ok_durations.empty()) continue;
+      if (entry.unwritten.Count() == 0) ++unwritten_keys_;
+      for (const uint64_t ns : entry.ok_durations) entry.unwritten.Add(ns);
+    }
   }
+  ClearBatch();
+}
+
+void PendingAggregates::RolledBack() { ClearBatch(); }
+
+void PendingAggregates::ClearBatch() {
   for (auto& [key, entry] : entries_) {
     entry.totals = OpAggregate();
-    entry.sketch.Clear();
+    entry.ok_durations.clear();
   }
-}
-
-void BatchAggregates::Add(SessionId session, const Span& span) {
-  entries_[OpAggregateKey{session, span.name, span.tag, span.target, span.device}].Add(span);
 }
 
 }  // namespace optrace::daemon

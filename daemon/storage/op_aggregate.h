@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "model/duration_sketch.h"
 #include "model/span.h"
@@ -82,37 +83,61 @@ struct OpAggregateRow {
   uint64_t groups_folded = 0;  // `other` rows: groups folded into it so far
 };
 
-// The totals and duration sketch of one key's spans in a batch.
-struct SketchedAggregate {
-  OpAggregate totals;
-  DurationSketch sketch;  // of the ok durations, capped at kMaxAggregateNs
-
-  // Counts `span` in both.
-  void Add(const Span& span);
-};
-
 struct OpAggregateKeyHash {
   size_t operator()(const OpAggregateKey& key) const;
 };
 
-// The totals of one batch's spans, to be merged into the table with one
-// upsert per key. Clear keeps the keys (up to kKeptKeys) and their
-// sketches' memory for the next batch, which is mostly of the same ops:
-// entries() may hold keys with no span (totals.count == 0), which callers
-// skip. Thread rules: a value type, one thread at a time.
-class BatchAggregates {
+// One key on its way into op_aggregates: the batch being written, and
+// what earlier committed batches left for its stored sketch.
+struct PendingAggregate {
+  OpAggregate totals;                  // the batch's spans
+  std::vector<uint64_t> ok_durations;  // the batch's, capped at kMaxAggregateNs
+  // Ok durations of committed batches not yet merged into the stored
+  // sketch. Kept across batches, so that its run of buckets settles and
+  // counting a duration is an increment (rebuilding a sketch per 20 ms
+  // batch cost BM_SpanStore_Commit a quarter of its time).
+  DurationSketch unwritten;
+
+  // Counts `span` in the batch.
+  void Add(const Span& span);
+
+  // `unwritten` with the batch's durations added.
+  DurationSketch UnwrittenWithBatch() const;
+};
+
+// The op_aggregates work of the batch being written and the sketches that
+// committed batches left unwritten (BatchWriter writes sketches at most
+// every second). Add counts the batch's spans; after the transaction,
+// Committed or RolledBack ends the batch. entries() may hold keys with no
+// span in the batch (totals.count == 0), which callers skip, and with an
+// empty `unwritten`. Thread rules: a value type, one thread at a time.
+class PendingAggregates {
  public:
-  using Map = std::unordered_map<OpAggregateKey, SketchedAggregate, OpAggregateKeyHash>;
+  using Map = std::unordered_map<OpAggregateKey, PendingAggregate, OpAggregateKeyHash>;
+  // Keys kept for the next batch (mostly of the same ops) once their
+  // sketches were written; above this, their memory is given back.
   static constexpr size_t kKeptKeys = 4096;
 
   void Add(SessionId session, const Span& span);
   const Map& entries() const { return entries_; }
-  // Whether `key` has a span in this batch.
-  bool Has(const OpAggregateKey& key) const;
-  void Clear();
+
+  // The batch committed. `sketches_written`: it carried every key's
+  // UnwrittenWithBatch() into the table, so nothing is left unwritten;
+  // otherwise the batch's durations join `unwritten`.
+  void Committed(bool sketches_written);
+
+  // The batch was rolled back: forgets its totals and durations.
+  void RolledBack();
+
+  // Keys holding unwritten durations (memory: a sketch each).
+  size_t unwritten_keys() const { return unwritten_keys_; }
 
  private:
+  // Forgets the batch's totals and durations.
+  void ClearBatch();
+
   Map entries_;
+  size_t unwritten_keys_ = 0;
 };
 
 }  // namespace optrace::daemon
