@@ -178,7 +178,14 @@ json ToJson(const v1::OpStats& stats) {
 json ToJson(const v1::GetStatsResponse& stats) {
   json rows = json::array();
   for (const v1::OpStats& row : stats.rows()) rows.push_back(ToJson(row));
-  return {{"rows", rows}, {"total_ns", stats.total_ns()}, {"spans", stats.spans()}};
+  return {{"rows", rows},
+          {"total_ns", stats.total_ns()},
+          {"spans", stats.spans()},
+          {"source", StatsSourceWord(stats.source())},
+          {"percentiles_exact", stats.percentiles_exact()},
+          {"percentile_relative_error", stats.percentile_relative_error()},
+          {"percentile_spans", stats.percentile_spans()},
+          {"groups_folded", stats.groups_folded()}};
 }
 
 json ToJson(const v1::Comparison& row) {

@@ -51,6 +51,10 @@ constexpr std::array<std::pair<std::string_view, v1::SessionState>, 3> kSessionS
     {"exited", v1::SESSION_STATE_EXITED},
     {"crashed", v1::SESSION_STATE_CRASHED},
 }};
+constexpr std::array<std::pair<std::string_view, v1::StatsSource>, 2> kStatsSourceWords = {{
+    {"aggregates", v1::STATS_SOURCE_AGGREGATES},
+    {"spans", v1::STATS_SOURCE_SPANS},
+}};
 constexpr std::array<std::pair<std::string_view, v1::GroupBy>, 3> kGroupByWords = {{
     {"name", v1::GROUP_BY_NAME},
     {"tag", v1::GROUP_BY_TAG},
@@ -110,6 +114,10 @@ std::string DeviceWord(const v1::Device& device, bool with_stream) {
 
 std::string_view SessionStateWord(v1::SessionState state) {
   return WordOf(kSessionStateWords, state, "unknown");
+}
+
+std::string_view StatsSourceWord(v1::StatsSource source) {
+  return WordOf(kStatsSourceWords, source, "-");
 }
 
 std::string_view SpanStatusWord(v1::SpanStatus status) {

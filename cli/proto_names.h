@@ -35,6 +35,9 @@ std::string DeviceWord(const v1::Device& device, bool with_stream = false);
 // "running", "exited", "crashed"; "unknown".
 std::string_view SessionStateWord(v1::SessionState state);
 
+// "aggregates", "spans"; "-" (unspecified: fleet statistics).
+std::string_view StatsSourceWord(v1::StatsSource source);
+
 // "ok", "incomplete", "complete-without-launch", "duplicate"; "unknown".
 std::string_view SpanStatusWord(v1::SpanStatus status);
 std::optional<v1::SpanStatus> ParseSpanStatusWord(std::string_view text);

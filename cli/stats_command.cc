@@ -30,6 +30,31 @@ std::string KeyHeader(v1::GroupBy by) {
   }
 }
 
+// What the totals line says of where the figures came from (GetStatsResponse.source).
+std::string SourceText(const v1::GetStatsResponse& stats) {
+  switch (stats.source()) {
+    case v1::STATS_SOURCE_AGGREGATES: {
+      uint64_t ok_spans = 0;
+      for (const v1::OpStats& row : stats.rows()) ok_spans += row.ok_count();
+      std::string text = fmt::format("; whole session, from aggregates; percentiles ±{:.1f}%",
+                                     100 * stats.percentile_relative_error());
+      // Summed over the rows shown, which --top may cut: then only a lag
+      // larger than the rows cut off is told.
+      if (stats.percentile_spans() < ok_spans) {
+        text += fmt::format(" over {} of {} ok spans", stats.percentile_spans(), ok_spans);
+      }
+      if (stats.groups_folded() > 0) {
+        text += fmt::format("; {} groups folded into (other)", stats.groups_folded());
+      }
+      return text;
+    }
+    case v1::STATS_SOURCE_SPANS:
+      return "; over the stored spans; exact percentiles";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
@@ -78,8 +103,9 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
     }
     table.AddRow(std::move(cells));
   }
-  return table.Render(width, palette) +
-         fmt::format("{} spans, {} in ops\n", stats.spans(), FormatDuration(stats.total_ns()));
+  return table.Render(width, palette) + fmt::format("{} spans, {} in ops{}\n", stats.spans(),
+                                                    FormatDuration(stats.total_ns()),
+                                                    SourceText(stats));
 }
 
 int RunStats(Connection& connection, const StatsOptions& options) {
@@ -87,6 +113,7 @@ int RunStats(Connection& connection, const StatsOptions& options) {
   request.set_session_id(options.session_id);
   request.set_by(options.by);
   request.set_top(options.top);
+  request.set_exact(options.exact);
   *request.mutable_filter() = ToOpFilter(options.filter);
   if (options.fleet) {
     request.set_fleet(true);
@@ -124,6 +151,11 @@ CommandSpec DescribeStatsCommand() {
       .Needs("--fleet");
   stats.AddWord("--by", Word(&options->by, ParseGroupByWord, GroupByWordList()), "group ops by");
   stats.Add("--top", &options->top, "only the N groups with the most time (0 = all)");
+  stats
+      .AddFlag("--exact", &options->exact,
+               "exact percentiles from a pass over the spans still stored, instead of the "
+               "whole session's aggregates (percentiles within 0.8%)")
+      .Excludes("--fleet");
   AddOpFilterOptions(stats, &options->filter);
   stats.AddJsonFlag(&options->json, "the statistics");
   stats.run = [options](Connection& connection) { return RunStats(connection, *options); };

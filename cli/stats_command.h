@@ -30,6 +30,7 @@ struct StatsOptions {
   bool fleet = false;
   FleetFilterOptions fleet_filter;
   bool per_node = false;  // fleet: one row per group and node
+  bool exact = false;     // a pass over the stored spans even when aggregates could answer
 };
 
 // The node column of a statistics table: none (one session), how many
@@ -46,7 +47,9 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
 // The table: the group key (header from `by`: NAME, TAG or DEVICE), the
 // node column if any, COUNT, TOTAL, MEAN, P50, P95, P99, MAX, SHARE and the
 // bar, in the daemon's order (total, largest first), then one line with
-// the span count and total op time. `width` as Table::Render.
+// the span count and total op time, and for one session where the figures
+// came from ("whole session, from aggregates; percentiles ±0.8%", or
+// "over the stored spans; exact percentiles"). `width` as Table::Render.
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
                              const Palette& palette, NodeColumn nodes = NodeColumn::kNone);
 

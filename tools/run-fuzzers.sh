@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(segment_reader_fuzzer span_page_codec_fuzzer config_fuzzer request_fuzzer
-                                row_binary_fuzzer proto_wire_fuzzer)
+                                row_binary_fuzzer proto_wire_fuzzer duration_sketch_fuzzer)
 if ! command -v clang++-14 >/dev/null; then
   echo "run-fuzzers: clang++-14 is not installed (deploy/install-deps.sh installs it)" >&2
   exit 2

@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "common/op_line.h"
+#include "model/duration_sketch.h"
 #include "model/flat_id_map.h"
+#include "query/aggregate_stats.h"
 #include "query/comparison_rows.h"
 #include "query/duration_math.h"
 #include "query/fusion_map.h"
@@ -26,9 +28,10 @@
 namespace optrace::daemon {
 namespace {
 
-// The text of a group key: "gpu:0" for targets, the dictionary string
-// otherwise.
+// The text of a group key: "(other)" for the groups folded in
+// op_aggregates, "gpu:0" for targets, the dictionary string otherwise.
 std::string KeyText(v1::GroupBy by, uint64_t key, StringCache& strings) {
+  if (key == OtherStatsKey(by)) return "(other)";
   if (by == v1::GROUP_BY_TARGET) {
     return std::string(TargetKindName(static_cast<abi::TargetKind>(key >> 16))) + ":" +
            std::to_string(key & 0xffff);
@@ -200,10 +203,23 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   const v1::GroupBy group_by = by.value();
   Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(request.session_id());
   if (!aggregates.ok()) return aggregates.status();
-  Result<StatsPassResult> pass = RunStatsPass(reader, request, group_by, aggregates.value());
-  if (!pass.ok()) return pass.status();
-  const std::vector<StatsGroups::Row>& rows = pass.value().rows;
-  const uint64_t spans = pass.value().spans;
+  std::optional<AggregateStats> from_aggregates;
+  if (AggregatesCanAnswer(request, aggregates.value())) {
+    Result<SpanFilter> filter = SpanFilter::Compile(request.filter(), "filter", strings);
+    if (!filter.ok()) return filter.status();
+    from_aggregates = StatsFromAggregates(aggregates.value(), filter.value(), group_by);
+  }
+  std::vector<StatsGroups::Row> rows;
+  uint64_t spans = 0;
+  if (from_aggregates) {
+    rows = std::move(from_aggregates->rows);
+    spans = from_aggregates->spans;
+  } else {
+    Result<StatsPassResult> pass = RunStatsPass(reader, request, group_by, aggregates.value());
+    if (!pass.ok()) return pass.status();
+    rows = std::move(pass.value().rows);
+    spans = pass.value().spans;
+  }
   std::vector<v1::OpStats> stats(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const StatsGroups::Row& row = rows[i];
@@ -220,6 +236,15 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   }
   if (!strings.status().ok()) return strings.status();
   FinishStatsResponse(std::move(stats), request.top(), spans, response);
+  if (from_aggregates) {
+    response->set_source(v1::STATS_SOURCE_AGGREGATES);
+    response->set_percentile_relative_error(DurationSketch::kRelativeError);
+    response->set_percentile_spans(from_aggregates->percentile_spans);
+    response->set_groups_folded(from_aggregates->groups_folded);
+  } else {
+    response->set_source(v1::STATS_SOURCE_SPANS);
+    response->set_percentiles_exact(true);
+  }
   return Status::Ok();
 }
 

@@ -48,8 +48,12 @@ Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& reques
 // the sum over all groups (0 when that is 0). Rows by total, largest first,
 // ties by key; `top` keeps the first rows after shares are computed.
 // response->total_ns and spans cover every group, before `top`.
-// Cost: one pass over the session's spans in the filter's time range, 8
-// bytes of memory per OK span for the percentiles.
+// Source: the session's op_aggregates when they can answer (see
+// AggregatesCanAnswer and StatsFromAggregates: the same counts and totals,
+// percentiles within DurationSketch::kRelativeError, at a cost in the
+// number of groups only); otherwise one pass over the session's spans in
+// the filter's time range, 8 bytes of memory per OK span for the
+// percentiles. response->source and the fields after it say which.
 // Errors (kInvalidArgument): an unknown GroupBy; a bad filter.
 Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
                 v1::GetStatsResponse* response);

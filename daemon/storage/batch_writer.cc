@@ -1,6 +1,7 @@
 #include "storage/batch_writer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -27,13 +28,23 @@ std::string UpdateAllButFirst(std::string_view columns) {
   return out;
 }
 
+// Binds the five columns of `key` from `first`.
+void BindKey(SqliteStatement& statement, int first, const OpAggregateKey& key) {
+  statement.BindUint64(first, key.session);
+  statement.BindUint64(first + 1, key.name);
+  statement.BindUint64(first + 2, key.tag);
+  statement.BindUint64(first + 3, key.target);
+  statement.BindUint64(first + 4, key.device);
+}
+
 // Orders by start time, keeping the drain order of equal starts.
 bool StartsBefore(const Span& a, const Span& b) { return a.start_ns < b.start_ns; }
 
 }  // namespace
 
-Result<std::unique_ptr<BatchWriter>> BatchWriter::Create(SqliteConnection& db) {
-  std::unique_ptr<BatchWriter> writer(new BatchWriter(db));
+Result<std::unique_ptr<BatchWriter>> BatchWriter::Create(
+    SqliteConnection& db, std::chrono::milliseconds sketch_write_interval) {
+  std::unique_ptr<BatchWriter> writer(new BatchWriter(db, sketch_write_interval));
   Status prepared = writer->PrepareStatements();
   if (!prepared.ok()) return prepared;
   return writer;
@@ -52,10 +63,12 @@ Status BatchWriter::PrepareStatements() {
       {&add_page_bytes_, "UPDATE sessions SET page_bytes = page_bytes + ? WHERE id = ?"},
       // Durations are non-negative and at most kMaxAggregateNs on both
       // sides, so the saturating sum never overflows into a REAL; NULL
-      // min/max mean "no ok span yet".
+      // min/max mean "no ok span yet". A new row's sketch is NULL until
+      // WriteSketches writes it. RETURNING count tells a new row (whose
+      // count is the batch's) from an updated one.
       {&upsert_aggregate_,
-       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns + ") VALUES(" +
-           Placeholders(kOpAggregateColumnCount) +
+       std::string("INSERT INTO op_aggregates(") + kOpAggregateColumns +
+           ", groups_folded) VALUES(" + Placeholders(kOpAggregateColumnCount + 1) +
            ") ON CONFLICT DO UPDATE SET "
            "count = count + excluded.count, "
            "ok_count = ok_count + excluded.ok_count, "
@@ -64,7 +77,26 @@ Status BatchWriter::PrepareStatements() {
            "min_ns = CASE WHEN excluded.min_ns IS NULL THEN min_ns WHEN min_ns IS NULL "
            "THEN excluded.min_ns ELSE min(min_ns, excluded.min_ns) END, "
            "max_ns = CASE WHEN excluded.max_ns IS NULL THEN max_ns WHEN max_ns IS NULL "
-           "THEN excluded.max_ns ELSE max(max_ns, excluded.max_ns) END"},
+           "THEN excluded.max_ns ELSE max(max_ns, excluded.max_ns) END, "
+           "groups_folded = groups_folded + excluded.groups_folded "
+           "RETURNING count"},
+      {&select_sketch_,
+       "SELECT sketch FROM op_aggregates WHERE session_id = ? AND name = ? AND tag = ? AND "
+       "target = ? AND device = ?"},
+      {&update_sketch_,
+       "UPDATE op_aggregates SET sketch = ? WHERE session_id = ? AND name = ? AND tag = ? AND "
+       "target = ? AND device = ?"},
+      {&count_groups_, "SELECT count(*) FROM op_aggregates WHERE session_id = ? AND name <> " +
+                           std::to_string(kOtherGroupString)},
+      // The session's rows (its `other` row aside) from the least total
+      // time: those a fold takes.
+      {&select_smallest_,
+       std::string("SELECT ") + kOpAggregateColumns + ", " + kOpAggregateSketchColumns +
+           " FROM op_aggregates WHERE session_id = ? AND name <> " +
+           std::to_string(kOtherGroupString) + " ORDER BY total_ns, count LIMIT ?"},
+      {&delete_aggregate_,
+       "DELETE FROM op_aggregates WHERE session_id = ? AND name = ? AND tag = ? AND target = ? "
+       "AND device = ?"},
       {&insert_instant_, std::string("INSERT INTO instants(session_id, ") + kInstantColumns +
                              ") VALUES(" + Placeholders(1 + kInstantColumnCount) + ")"},
       // A half persisted again (e.g. by a restarted daemon) replaces itself.
@@ -85,6 +117,22 @@ Status BatchWriter::PrepareStatements() {
 }
 
 Status BatchWriter::Write(const StoreBatch& batch) {
+  Status written = WriteInTransaction(batch);
+  if (!written.ok()) {
+    // Rolled back: the cached group counts may be wrong, and the batch's
+    // aggregates were not written (the batch is retried or dropped whole).
+    session_groups_.clear();
+    aggregates_.RolledBack();
+    return written;
+  }
+  aggregates_.Committed(sketches_written_);
+  if (sketches_written_) {
+    next_sketch_write_ = std::chrono::steady_clock::now() + sketch_write_interval_;
+  }
+  return written;
+}
+
+Status BatchWriter::WriteInTransaction(const StoreBatch& batch) {
   Result<SqliteTransaction> transaction =
       SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);
   if (!transaction.ok()) return transaction.status();
@@ -119,7 +167,6 @@ Status BatchWriter::WriteSessions(const StoreBatch& batch) {
 }
 
 Status BatchWriter::WriteSpans(const StoreBatch& batch) {
-  aggregates_.Clear();
   for (const SessionSpans& entry : batch.spans) {
     std::span<const Span> spans = entry.spans;
     if (!std::is_sorted(spans.begin(), spans.end(), StartsBefore)) {
@@ -141,7 +188,7 @@ Status BatchWriter::WriteSpans(const StoreBatch& batch) {
     if (!added.ok()) return added;
     for (const Span& span : spans) aggregates_.Add(entry.session, span);
   }
-  return WriteAggregates();
+  return WriteAggregates(batch);
 }
 
 Result<uint64_t> BatchWriter::WritePage(SessionId session, std::span<const Span> spans) {
@@ -156,13 +203,122 @@ Result<uint64_t> BatchWriter::WritePage(SessionId session, std::span<const Span>
   return uint64_t{data.size()};
 }
 
-Status BatchWriter::WriteAggregates() {
-  for (const auto& [key, totals] : aggregates_.entries()) {
-    BindOpAggregate(upsert_aggregate_, 1, key, totals);
-    Status done = upsert_aggregate_.Run();
+Status BatchWriter::WriteAggregates(const StoreBatch& batch) {
+  std::vector<SessionId> over_bound;
+  for (const auto& [key, added] : aggregates_.entries()) {
+    if (added.totals.count == 0) continue;  // kept from an earlier batch
+    bool is_new = false;
+    Status done = UpsertTotals(key, added.totals, 0, &is_new);
+    if (!done.ok()) return done;
+    if (!is_new) continue;
+    Result<uint64_t*> groups = SessionGroups(key.session);
+    if (!groups.ok()) return groups.status();
+    if (++*groups.value() == kMaxAggregateGroups + 1) over_bound.push_back(key.session);
+  }
+  // A fold reads the stored sketches: they must be complete first.
+  const bool ends_session = std::any_of(
+      batch.sessions.begin(), batch.sessions.end(),
+      [](const SessionRecord& record) { return record.state != SessionState::kRunning; });
+  sketches_written_ = ends_session || !over_bound.empty() ||
+                      aggregates_.unwritten_keys() >= kMaxUnwrittenSketches ||
+                      std::chrono::steady_clock::now() >= next_sketch_write_;
+  if (!sketches_written_) return Status::Ok();
+  Status done = WriteSketches();
+  if (!done.ok()) return done;
+  for (const SessionId session : over_bound) {
+    done = FoldSmallestGroups(session);
     if (!done.ok()) return done;
   }
   return Status::Ok();
+}
+
+Status BatchWriter::UpsertTotals(const OpAggregateKey& key, const OpAggregate& added,
+                                 uint64_t groups_folded, bool* is_new) {
+  ScopedStatementReset reset(upsert_aggregate_);
+  BindOpAggregate(upsert_aggregate_, 1, key, added);
+  upsert_aggregate_.BindUint64(1 + kOpAggregateColumnCount, groups_folded);
+  Result<bool> row = upsert_aggregate_.Step();
+  if (!row.ok()) return row.status();
+  *is_new = row.value() && upsert_aggregate_.ColumnUint64(0) == added.count;
+  return Status::Ok();
+}
+
+Status BatchWriter::WriteSketches() {
+  for (const auto& [key, pending] : aggregates_.entries()) {
+    if (pending.totals.count == 0 && pending.unwritten.Count() == 0) continue;
+    Status done = MergeSketch(key, pending.UnwrittenWithBatch());
+    if (!done.ok()) return done;
+  }
+  return Status::Ok();
+}
+
+Status BatchWriter::MergeSketch(const OpAggregateKey& key, DurationSketch sketch) {
+  {
+    ScopedStatementReset reset(select_sketch_);
+    BindKey(select_sketch_, 1, key);
+    Result<bool> row = select_sketch_.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status::Ok();  // the row is gone (retention)
+    // A NULL sketch (a row from before schema version 7) or one that does
+    // not parse is left out: the sketch's count then stays below ok_count,
+    // which readers see.
+    Result<DurationSketch> stored = DurationSketch::Parse(select_sketch_.ColumnBlob(0));
+    if (stored.ok()) sketch.Merge(stored.value());
+  }
+  const std::string bytes = sketch.Serialize();
+  update_sketch_.BindBlob(1, bytes);
+  BindKey(update_sketch_, 2, key);
+  return update_sketch_.Run();
+}
+
+Result<uint64_t*> BatchWriter::SessionGroups(SessionId session) {
+  if (auto it = session_groups_.find(session); it != session_groups_.end()) return &it->second;
+  ScopedStatementReset reset(count_groups_);
+  count_groups_.BindUint64(1, session);
+  Result<bool> row = count_groups_.Step();
+  if (!row.ok()) return row.status();
+  // The row just inserted is counted by the query and by the caller's ++.
+  const uint64_t stored = count_groups_.ColumnUint64(0);
+  return &session_groups_.emplace(session, stored == 0 ? 0 : stored - 1).first->second;
+}
+
+Status BatchWriter::FoldSmallestGroups(SessionId session) {
+  Result<uint64_t*> groups = SessionGroups(session);
+  if (!groups.ok()) return groups.status();
+  OpAggregate folded_totals;
+  DurationSketch folded_sketch;
+  uint64_t folded_groups = 0;
+  std::vector<OpAggregateKey> keys;
+  {
+    ScopedStatementReset reset(select_smallest_);
+    select_smallest_.BindUint64(1, session);
+    select_smallest_.BindUint64(2, *groups.value() - kAggregateGroupsAfterFold);
+    while (true) {
+      Result<bool> step = select_smallest_.Step();
+      if (!step.ok()) return step.status();
+      if (!step.value()) break;
+      Result<OpAggregateRow> row = ReadOpAggregate(select_smallest_, 0);
+      if (!row.ok()) return row.status();
+      ReadOpAggregateSketch(select_smallest_, kOpAggregateColumnCount, &row.value());
+      folded_totals.Merge(row->totals);
+      // A sketch that does not parse is left out, as in MergeSketch.
+      Result<DurationSketch> sketch = DurationSketch::Parse(row->sketch);
+      if (sketch.ok()) folded_sketch.Merge(sketch.value());
+      folded_groups += 1 + row->groups_folded;
+      keys.push_back(row->key);
+    }
+  }
+  for (const OpAggregateKey& key : keys) {
+    BindKey(delete_aggregate_, 1, key);
+    Status done = delete_aggregate_.Run();
+    if (!done.ok()) return done;
+  }
+  *groups.value() -= keys.size();
+  const OpAggregateKey other = OtherGroupKey(session);
+  bool is_new = false;
+  Status done = UpsertTotals(other, folded_totals, folded_groups, &is_new);
+  if (!done.ok()) return done;
+  return MergeSketch(other, std::move(folded_sketch));
 }
 
 Status BatchWriter::WriteInstants(const StoreBatch& batch) {

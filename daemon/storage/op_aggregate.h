@@ -1,13 +1,16 @@
-// Per-op totals (op_aggregates rows): how often an op ran in a session and
-// how long its successful runs took.
+// Per-op totals (op_aggregates rows): how often an op ran in a session, how
+// long its successful runs took and a sketch of their durations.
 #ifndef OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 #define OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "model/duration_sketch.h"
 #include "model/span.h"
 
 namespace optrace::daemon {
@@ -27,6 +30,33 @@ struct OpAggregateKey {
   bool operator==(const OpAggregateKey&) const = default;
 };
 
+// The bound on a session's op_aggregates rows. When a batch takes a
+// session past kMaxAggregateGroups rows (its `other` row aside), the
+// writer folds its rows with the least total time (ties: fewest spans)
+// into the session's `other` row until kAggregateGroupsAfterFold are
+// left, so that the groups kept are the top ones by time at each fold. A
+// group folded once and seen again starts a new row; its earlier spans
+// stay in `other`. Counts and totals of the session stay exact in sum.
+inline constexpr uint64_t kMaxAggregateGroups = 10'000;
+inline constexpr uint64_t kAggregateGroupsAfterFold = kMaxAggregateGroups / 2;
+
+// The name, tag, target and device of every session's `other` row: ids no
+// string, target or device has (the dictionary's ids count up from 1).
+inline constexpr StringId kOtherGroupString = std::numeric_limits<StringId>::max();
+inline constexpr uint8_t kOtherGroupTarget = std::numeric_limits<uint8_t>::max();
+inline constexpr uint16_t kOtherGroupDevice = std::numeric_limits<uint16_t>::max();
+
+// The key of `session`'s `other` row.
+inline OpAggregateKey OtherGroupKey(SessionId session) {
+  return {session, kOtherGroupString, kOtherGroupString, kOtherGroupTarget, kOtherGroupDevice};
+}
+
+// Whether `key` is an `other` row's (its session aside).
+inline bool IsOtherGroup(const OpAggregateKey& key) {
+  return key.name == kOtherGroupString && key.tag == kOtherGroupString &&
+         key.target == kOtherGroupTarget && key.device == kOtherGroupDevice;
+}
+
 // The totals of one key. Value type.
 struct OpAggregate {
   uint64_t count = 0;     // spans of every status
@@ -37,30 +67,77 @@ struct OpAggregate {
 
   // Counts `span`; its duration counts only when its status is ok.
   void Add(const Span& span);
+
+  // Adds `other`'s spans: as if Add had been given them too.
+  void Merge(const OpAggregate& other);
 };
 
 // One op_aggregates row, as SpanReader::Aggregates returns it.
 struct OpAggregateRow {
   OpAggregateKey key;
   OpAggregate totals;
+  // The DurationSketch bytes of the ok durations as stored (untrusted;
+  // empty when NULL: a row written before schema version 7). The sketch
+  // covers all of totals.ok_count only when its Count() equals it.
+  std::string sketch;
+  uint64_t groups_folded = 0;  // `other` rows: groups folded into it so far
 };
 
 struct OpAggregateKeyHash {
   size_t operator()(const OpAggregateKey& key) const;
 };
 
-// The totals of one batch's spans, to be merged into the table with one
-// upsert per key. Thread rules: a value type, one thread at a time.
-class BatchAggregates {
+// One key on its way into op_aggregates: the batch being written, and
+// what earlier committed batches left for its stored sketch.
+struct PendingAggregate {
+  OpAggregate totals;                  // the batch's spans
+  std::vector<uint64_t> ok_durations;  // the batch's, capped at kMaxAggregateNs
+  // Ok durations of committed batches not yet merged into the stored
+  // sketch. Kept across batches, so that its run of buckets settles and
+  // counting a duration is an increment (rebuilding a sketch per 20 ms
+  // batch cost BM_SpanStore_Commit a quarter of its time).
+  DurationSketch unwritten;
+
+  // Counts `span` in the batch.
+  void Add(const Span& span);
+
+  // `unwritten` with the batch's durations added.
+  DurationSketch UnwrittenWithBatch() const;
+};
+
+// The op_aggregates work of the batch being written and the sketches that
+// committed batches left unwritten (BatchWriter writes sketches at most
+// every second). Add counts the batch's spans; after the transaction,
+// Committed or RolledBack ends the batch. entries() may hold keys with no
+// span in the batch (totals.count == 0), which callers skip, and with an
+// empty `unwritten`. Thread rules: a value type, one thread at a time.
+class PendingAggregates {
  public:
-  using Map = std::unordered_map<OpAggregateKey, OpAggregate, OpAggregateKeyHash>;
+  using Map = std::unordered_map<OpAggregateKey, PendingAggregate, OpAggregateKeyHash>;
+  // Keys kept for the next batch (mostly of the same ops) once their
+  // sketches were written; above this, their memory is given back.
+  static constexpr size_t kKeptKeys = 4096;
 
   void Add(SessionId session, const Span& span);
   const Map& entries() const { return entries_; }
-  void Clear() { entries_.clear(); }
+
+  // The batch committed. `sketches_written`: it carried every key's
+  // UnwrittenWithBatch() into the table, so nothing is left unwritten;
+  // otherwise the batch's durations join `unwritten`.
+  void Committed(bool sketches_written);
+
+  // The batch was rolled back: forgets its totals and durations.
+  void RolledBack();
+
+  // Keys holding unwritten durations (memory: a sketch each).
+  size_t unwritten_keys() const { return unwritten_keys_; }
 
  private:
+  // Forgets the batch's totals and durations.
+  void ClearBatch();
+
   Map entries_;
+  size_t unwritten_keys_ = 0;
 };
 
 }  // namespace optrace::daemon

@@ -265,7 +265,7 @@ static_assert(std::string_view(OPTRACE_OP_AGGREGATE_COLUMNS(OPTRACE_COLUMN_TEXT)
 void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
                      const OpAggregate& totals) {
   // A temporary row is safe to bind: its fields are integers, not borrowed text.
-  BindFields(statement, first, OpAggregateRow{key, totals}, kOpAggregateFields);
+  BindFields(statement, first, OpAggregateRow{key, totals, {}, 0}, kOpAggregateFields);
   if (totals.ok_count == 0) {  // no ok span: no minimum or maximum
     const int min_index = first + kOpAggregateColumnCount - 2;
     statement.BindNull(min_index);
@@ -275,6 +275,19 @@ void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey
 
 Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first) {
   return ReadFields<OpAggregateRow>(statement, first, kOpAggregateFields);  // NULL reads as 0
+}
+
+const char* const kOpAggregateSketchColumns = "sketch, groups_folded";
+
+void BindOpAggregateSketch(SqliteStatement& statement, int first, std::string_view sketch_bytes,
+                           uint64_t groups_folded) {
+  statement.BindBlob(first, sketch_bytes);
+  statement.BindUint64(first + 1, groups_folded);
+}
+
+void ReadOpAggregateSketch(const SqliteStatement& statement, int first, OpAggregateRow* row) {
+  row->sketch = std::string(statement.ColumnBlob(first));
+  row->groups_folded = statement.ColumnUint64(first + 1);
 }
 
 #undef OPTRACE_SESSION_COLUMNS

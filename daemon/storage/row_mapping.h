@@ -7,6 +7,7 @@
 #define OPTRACE_DAEMON_STORAGE_ROW_MAPPING_H_
 
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "model/session_record.h"
@@ -47,7 +48,7 @@ extern const int kHalfOpColumnCount;
 void BindHalfOp(SqliteStatement& statement, int first, const HalfOp& half);
 Result<HalfOp> ReadHalfOp(const SqliteStatement& statement, int first);
 
-// op_aggregates: every column, session_id first.
+// op_aggregates: the key and totals, session_id first.
 extern const char* const kOpAggregateColumns;
 extern const int kOpAggregateColumnCount;
 // Binds min_ns and max_ns as NULL when totals.ok_count == 0; reads NULL
@@ -55,6 +56,15 @@ extern const int kOpAggregateColumnCount;
 void BindOpAggregate(SqliteStatement& statement, int first, const OpAggregateKey& key,
                      const OpAggregate& totals);
 Result<OpAggregateRow> ReadOpAggregate(const SqliteStatement& statement, int first);
+// op_aggregates' other columns (schema version 7): "sketch, groups_folded".
+extern const char* const kOpAggregateSketchColumns;
+// Binds `sketch_bytes` (borrowed until the statement ran) and
+// `groups_folded` to the parameters `first` and `first + 1`.
+void BindOpAggregateSketch(SqliteStatement& statement, int first, std::string_view sketch_bytes,
+                           uint64_t groups_folded);
+// Reads the columns `first` and `first + 1` into row->sketch (empty for
+// NULL) and row->groups_folded.
+void ReadOpAggregateSketch(const SqliteStatement& statement, int first, OpAggregateRow* row);
 
 }  // namespace optrace::daemon
 

@@ -172,8 +172,20 @@ ALTER TABLE sessions ADD COLUMN full_ring_wait_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN full_ring_wait_timeouts INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 7: whole-session statistics from op_aggregates (GetStats
+// answers from them). Each row gets the DurationSketch of its ok durations
+// (model/duration_sketch.h); rows from before have NULL, which readers
+// take as "percentiles unknown" (the sketch's count then stays below
+// ok_count for good). groups_folded counts the groups a session's `other`
+// row took in when the session went over kMaxAggregateGroups.
+constexpr const char* kSchemaV7 = R"sql(
+ALTER TABLE op_aggregates ADD COLUMN sketch BLOB;
+ALTER TABLE op_aggregates ADD COLUMN groups_folded INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}, {6, kSchemaV6},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -79,7 +79,8 @@ Status SpanReader::PrepareStatements() {
                             " FROM open_halves WHERE session_id = ? ORDER BY op_id, kind"},
       {&select_cursors_,
        "SELECT session_id, ring, position FROM ring_cursors WHERE session_id = ? ORDER BY ring"},
-      {&select_aggregates_, std::string("SELECT ") + kOpAggregateColumns +
+      {&select_aggregates_, std::string("SELECT ") + kOpAggregateColumns + ", " +
+                                kOpAggregateSketchColumns +
                                 " FROM op_aggregates WHERE session_id = ? "
                                 "ORDER BY name, tag, target, device"},
       // Both are rowid range scans.
@@ -297,7 +298,12 @@ Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {
   select_aggregates_.BindUint64(1, session);
   Status status = CollectRows(
       select_aggregates_, "op aggregates of session " + std::to_string(session),
-      [](const SqliteStatement& row) { return ReadOpAggregate(row, 0); }, &rows);
+      [](const SqliteStatement& row) {
+        Result<OpAggregateRow> read = ReadOpAggregate(row, 0);
+        if (read.ok()) ReadOpAggregateSketch(row, kOpAggregateColumnCount, &read.value());
+        return read;
+      },
+      &rows);
   if (!status.ok()) return status;
   return rows;
 }

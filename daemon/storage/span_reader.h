@@ -119,7 +119,9 @@ class SpanReader {
   // The committed ring positions of `session`, by ring.
   Result<std::vector<RingCursor>> RingCursors(SessionId session);
 
-  // The op_aggregates rows of `session`, by name, tag, target, device.
+  // The op_aggregates rows of `session`, by name, tag, target, device (its
+  // `other` row, if any, last: kOtherGroupString is the largest id), with
+  // their sketch bytes.
   Result<std::vector<OpAggregateRow>> Aggregates(SessionId session);
 
   // The span pages with an id above `after_page_id`, in id order: as many

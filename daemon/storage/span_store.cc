@@ -328,7 +328,8 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
     Status done = step(*db.value());
     if (!done.ok()) return done;
   }
-  Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db.value());
+  Result<std::unique_ptr<BatchWriter>> writer =
+      BatchWriter::Create(*db.value(), options.sketch_write_interval);
   if (!writer.ok()) return writer.status();
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
                                options.uid_max_bytes};

@@ -3,6 +3,7 @@
 #ifndef OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
 #define OPTRACE_DAEMON_STORAGE_SPAN_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -23,6 +24,9 @@ struct StoreOptions {
   uint64_t uid_max_bytes = 0;        // span page bytes per uid; 0 = unbounded
   int64_t keep_last_ns = 0;          // rolling window of running sessions; 0 = all
   uint64_t keep_last_bytes = 0;      // page bytes per session's window; 0 = unbounded
+  // How long op_aggregates' sketches may lag their totals (BatchWriter);
+  // 0 writes them with every batch (tests that read them after Flush).
+  std::chrono::milliseconds sketch_write_interval{1000};
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

@@ -2,8 +2,10 @@
 // decode speed measured in the same run:
 //   BM_ReadAllSpans          SpanReader::ForEachSpan over the whole session
 //                            (the floor of any full pass)
-//   BM_GetStats/by_name      GetStats grouped by name, no filter
-//   BM_GetStats/by_target    grouped by target/device
+//   BM_GetStats/by_name      GetStats grouped by name, no filter: from the
+//                            session's op_aggregates
+//   BM_GetStats/by_name_exact  the same with `exact`: a pass over the spans
+//   BM_GetStats/by_target(_exact)  grouped by target/device
 //   BM_GetStats/filtered     a name pattern and a target filter
 //   BM_QueryOps/first_page   the first 1000 spans, no filter
 //   BM_QueryOps/middle_page  1000 spans after a cursor half-way through
@@ -192,8 +194,10 @@ void BM_ReadAllSpans(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadAllSpans)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void GetStats(benchmark::State& state, v1::GroupBy by, const char* name_pattern,
-              v1::Target target) {
+// `exact`: the pass over the stored spans; without it, an unfiltered
+// request is answered from the session's op_aggregates.
+void GetStats(benchmark::State& state, v1::GroupBy by, const char* name_pattern, v1::Target target,
+              bool exact) {
   QueryBenchData* data = Data(state);
   if (data == nullptr) return;
   v1::GetStatsRequest request;
@@ -201,6 +205,7 @@ void GetStats(benchmark::State& state, v1::GroupBy by, const char* name_pattern,
   request.set_by(by);
   request.mutable_filter()->set_name_pattern(name_pattern);
   request.mutable_filter()->set_target(target);
+  request.set_exact(exact);
   v1::GetStatsResponse response;
   for (auto _ : state) {
     Status done = optrace::daemon::GetStats(data->reader(), request, &response);
@@ -210,13 +215,19 @@ void GetStats(benchmark::State& state, v1::GroupBy by, const char* name_pattern,
   state.counters["spans"] = static_cast<double>(response.spans());
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSessionSpans));
 }
-BENCHMARK_CAPTURE(GetStats, by_name, v1::GROUP_BY_NAME, "", v1::TARGET_UNSPECIFIED)
+BENCHMARK_CAPTURE(GetStats, by_name, v1::GROUP_BY_NAME, "", v1::TARGET_UNSPECIFIED, false)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(GetStats, by_target, v1::GROUP_BY_TARGET, "", v1::TARGET_UNSPECIFIED)
+BENCHMARK_CAPTURE(GetStats, by_name_exact, v1::GROUP_BY_NAME, "", v1::TARGET_UNSPECIFIED, true)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(GetStats, filtered, v1::GROUP_BY_TAG, "^op_(1|2)[0-9]?$", v1::TARGET_GPU)
+BENCHMARK_CAPTURE(GetStats, by_target, v1::GROUP_BY_TARGET, "", v1::TARGET_UNSPECIFIED, false)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(GetStats, by_target_exact, v1::GROUP_BY_TARGET, "", v1::TARGET_UNSPECIFIED, true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(GetStats, filtered, v1::GROUP_BY_TAG, "^op_(1|2)[0-9]?$", v1::TARGET_GPU, false)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

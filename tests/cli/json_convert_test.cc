@@ -115,6 +115,17 @@ TEST(JsonConvertTest, Stats_RowsInOrderWithTotals) {
   EXPECT_EQ(j["rows"][1]["key"], "add");
   EXPECT_EQ(j["total_ns"], 300);
   EXPECT_EQ(j["spans"], 3);
+  EXPECT_EQ(j["source"], "-");
+  stats.set_source(v1::STATS_SOURCE_AGGREGATES);
+  stats.set_percentile_relative_error(0.0078125);
+  stats.set_percentile_spans(2);
+  stats.set_groups_folded(4);
+  const nlohmann::json from_aggregates = ToJson(stats);
+  EXPECT_EQ(from_aggregates["source"], "aggregates");
+  EXPECT_EQ(from_aggregates["percentiles_exact"], false);
+  EXPECT_DOUBLE_EQ(from_aggregates["percentile_relative_error"].get<double>(), 0.0078125);
+  EXPECT_EQ(from_aggregates["percentile_spans"], 2);
+  EXPECT_EQ(from_aggregates["groups_folded"], 4);
 }
 
 TEST(JsonConvertTest, Comparison_SignedChangeAndOnlyIn) {

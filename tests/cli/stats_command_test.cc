@@ -74,6 +74,23 @@ TEST(StatsTableTest, ByTarget_DeviceHeader) {
       RenderStatsTable(TwoGroups(), v1::GROUP_BY_TARGET, 0, Palette(false)).rfind("DEVICE", 0), 0u);
 }
 
+TEST(StatsTableTest, Source_SaidOnTheTotalsLine) {
+  v1::GetStatsResponse stats = TwoGroups();
+  stats.set_source(v1::STATS_SOURCE_AGGREGATES);
+  stats.set_percentile_relative_error(0.0078125);
+  stats.set_percentile_spans(30);
+  EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
+            "30 spans, 4.00 ms in ops; whole session, from aggregates; percentiles ±0.8%");
+  stats.set_percentile_spans(25);
+  stats.set_groups_folded(12);
+  EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
+            "30 spans, 4.00 ms in ops; whole session, from aggregates; percentiles ±0.8% over 25 "
+            "of 30 ok spans; 12 groups folded into (other)");
+  stats.set_source(v1::STATS_SOURCE_SPANS);
+  EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
+            "30 spans, 4.00 ms in ops; over the stored spans; exact percentiles");
+}
+
 TEST(StatsTableTest, Empty_SaysSo) {
   EXPECT_EQ(RenderStatsTable(v1::GetStatsResponse(), v1::GROUP_BY_NAME, 0, Palette(false)),
             "no spans match\n");

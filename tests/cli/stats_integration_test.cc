@@ -92,5 +92,62 @@ TEST_F(StatsTest, TopAndGrouping_AsAsked) {
   EXPECT_NE(run.out.find("cpu:0"), std::string::npos) << run.out;
 }
 
+// Issue 25: stats of a session come from its aggregates (the whole
+// session) unless a filter they cannot answer or --exact asks for a pass
+// over the stored spans; the table says which, and the counts and totals
+// are the same either way.
+TEST_F(StatsTest, Issue25_SourceSaidCountsMatchTheSpanPass) {
+  const ProducerRun p = Produce({"--ops", "80"});
+  ASSERT_NE(p.session_id, 0u);
+  const std::string id = std::to_string(p.session_id);
+  for (const char* by : {"name", "tag", "target"}) {
+    SCOPED_TRACE(by);
+    const CliRun aggregates = Cli({"stats", id, "--by", by, "--json"});
+    ASSERT_EQ(aggregates.exit_code, 0) << aggregates.err;
+    const CliRun exact = Cli({"stats", id, "--by", by, "--exact", "--json"});
+    ASSERT_EQ(exact.exit_code, 0) << exact.err;
+    const auto a = nlohmann::json::parse(aggregates.out);
+    const auto e = nlohmann::json::parse(exact.out);
+    EXPECT_EQ(a["source"], "aggregates");
+    EXPECT_EQ(a["percentiles_exact"], false);
+    EXPECT_EQ(e["source"], "spans");
+    EXPECT_EQ(e["percentiles_exact"], true);
+    EXPECT_EQ(a["spans"], p.done.at("launches"));
+    EXPECT_EQ(a["spans"], e["spans"]);
+    EXPECT_EQ(a["total_ns"], e["total_ns"]);
+    std::map<std::string, nlohmann::json> exact_rows;
+    for (const auto& row : e["rows"]) exact_rows[row["key"]] = row;
+    ASSERT_EQ(a["rows"].size(), exact_rows.size());
+    const double error = a["percentile_relative_error"].get<double>();
+    for (const auto& row : a["rows"]) {
+      const nlohmann::json& x = exact_rows[row["key"]];
+      SCOPED_TRACE(row["key"].get<std::string>());
+      for (const char* field : {"count", "ok_count", "total_ns", "min_ns", "max_ns"}) {
+        EXPECT_EQ(row[field], x[field]) << field;
+      }
+      for (const char* field : {"p50_ns", "p95_ns", "p99_ns"}) {
+        const double exact_ns = x[field].get<double>();
+        EXPECT_NEAR(row[field].get<double>(), exact_ns, exact_ns * error) << field;
+      }
+    }
+  }
+  CliRun table = Cli({"stats", id});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(SplitLines(table.out).back().find("whole session, from aggregates; percentiles ±0.8%"),
+            std::string::npos)
+      << table.out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"stats", id, "--exact"},
+        std::vector<std::string>{"stats", id, "--min-duration", "1ns"},
+        std::vector<std::string>{"stats", id, "--status", "ok"}}) {
+    table = Cli(args);
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_NE(SplitLines(table.out).back().find("over the stored spans; exact percentiles"),
+              std::string::npos)
+        << args.back() << "\n"
+        << table.out;
+  }
+}
+
 }  // namespace
 }  // namespace optrace::cli::testing

@@ -357,6 +357,14 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
   std::map<std::string, v1::OpStats> rows;
   for (const auto& r : stats.rows()) rows[r.key()] = r;
   ASSERT_TRUE(rows.count("sleep_2ms") && rows.count("sleep_5ms"));
+  req.set_exact(true);
+  grpc::ClientContext exact_ctx;
+  v1::GetStatsResponse exact;
+  ASSERT_TRUE(stub_->GetStats(&exact_ctx, req, &exact).ok());
+  EXPECT_EQ(exact.source(), v1::STATS_SOURCE_SPANS);
+  EXPECT_TRUE(exact.percentiles_exact());
+  std::map<std::string, v1::OpStats> exact_rows;
+  for (const auto& r : exact.rows()) exact_rows[r.key()] = r;
   EXPECT_EQ(rows["sleep_2ms"].count(), 20u);
   EXPECT_EQ(rows["sleep_5ms"].count(), 10u);
   // Sorted by total. Not "sleep_5ms first": on a loaded machine 20 sleeps
@@ -373,7 +381,16 @@ TEST_F(ApiTest, GetStats_KnownSleeps_MatchProducerAndRawSpans) {
     EXPECT_EQ(r.total_ns(), total) << name;
     EXPECT_EQ(r.min_ns(), d.front());
     EXPECT_EQ(r.max_ns(), d.back());
-    EXPECT_EQ(r.p50_ns(), d[(d.size() + 1) / 2 - 1]) << "nearest rank";
+    // From the aggregates (no filter): within the sketch's error of the
+    // nearest rank; --exact's pass over the spans: the nearest rank.
+    const uint64_t p50 = d[(d.size() + 1) / 2 - 1];
+    EXPECT_EQ(stats.source(), v1::STATS_SOURCE_AGGREGATES);
+    EXPECT_NEAR(static_cast<double>(r.p50_ns()), static_cast<double>(p50),
+                static_cast<double>(p50) * stats.percentile_relative_error())
+        << "nearest rank";
+    EXPECT_EQ(exact_rows[name].p50_ns(), p50) << "nearest rank";
+    EXPECT_EQ(exact_rows[name].total_ns(), r.total_ns());
+    EXPECT_EQ(exact_rows[name].count(), r.count());
     if (name.rfind("sleep_", 0) != 0) continue;  // "start": no known length
     const uint64_t slept = name == "sleep_2ms" ? 2'000'000 : 5'000'000;
     // No upper bound: how much a loaded machine oversleeps is not the

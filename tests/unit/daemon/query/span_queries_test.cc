@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "api_test_store.h"
+#include "model/duration_sketch.h"
 #include "optrace/abi.h"
+#include "storage/op_aggregate.h"
 #include "store_test_data.h"
 #include "wire/op_filter_check.h"
 
@@ -411,6 +413,20 @@ struct ExpectedStats {
   std::vector<uint64_t> durations;  // OK spans'
 };
 
+// The percentile `read` against the exact one: equal when exact, within
+// the sketch's error when from the aggregates.
+void ExpectPercentile(uint64_t read, uint64_t exact, bool exactly) {
+  if (exactly) {
+    EXPECT_EQ(read, exact);
+  } else {
+    EXPECT_NEAR(static_cast<double>(read), static_cast<double>(exact),
+                static_cast<double>(exact) * DurationSketch::kRelativeError);
+  }
+}
+
+// Each grouping from the aggregates (the default) and from a pass over the
+// spans (`exact`): the same counts and totals, exact percentiles only from
+// the pass.
 TEST_F(SpanQueriesTest, GetStats_EachGrouping_NumbersComputedFromTheDurations) {
   const std::pair<v1::GroupBy, std::function<std::string(const Span&)>> groupings[] = {
       {v1::GROUP_BY_UNSPECIFIED, [&](const Span& s) { return store_.Text(s.name); }},
@@ -421,52 +437,64 @@ TEST_F(SpanQueriesTest, GetStats_EachGrouping_NumbersComputedFromTheDurations) {
          return std::string(s.target == kCpu ? "cpu" : "gpu") + ":" + std::to_string(s.device);
        }},
   };
-  for (const auto& [by, key_of] : groupings) {
-    SCOPED_TRACE("by " + std::to_string(by));
-    std::map<std::string, ExpectedStats> expected;
-    uint64_t session_total = 0;
-    for (const Span& s : all_) {
-      ExpectedStats& e = expected[key_of(s)];
-      ++e.count;
-      if (s.status == SpanStatus::kOk) {
-        e.durations.push_back(s.duration_ns);
-        session_total += s.duration_ns;
+  for (const bool exact : {false, true}) {
+    for (const auto& [by, key_of] : groupings) {
+      SCOPED_TRACE("by " + std::to_string(by) + (exact ? ", exact" : ", from aggregates"));
+      std::map<std::string, ExpectedStats> expected;
+      uint64_t session_total = 0;
+      for (const Span& s : all_) {
+        ExpectedStats& e = expected[key_of(s)];
+        ++e.count;
+        if (s.status == SpanStatus::kOk) {
+          e.durations.push_back(s.duration_ns);
+          session_total += s.duration_ns;
+        }
       }
-    }
-    v1::GetStatsRequest request;
-    request.set_session_id(kSession);
-    request.set_by(by);
-    v1::GetStatsResponse response;
-    const Status status = GetStats(store_.reader(), request, &response);
-    ASSERT_TRUE(status.ok()) << status.message();
-    EXPECT_EQ(response.spans(), all_.size());
-    EXPECT_EQ(response.total_ns(), session_total);
-    ASSERT_EQ(static_cast<size_t>(response.rows_size()), expected.size());
-    double shares = 0;
-    for (int i = 0; i < response.rows_size(); ++i) {
-      const v1::OpStats& row = response.rows(i);
-      SCOPED_TRACE(row.key());
-      ASSERT_EQ(expected.count(row.key()), 1u);
-      ExpectedStats& e = expected[row.key()];
-      std::sort(e.durations.begin(), e.durations.end());
-      uint64_t total = 0;
-      for (uint64_t d : e.durations) total += d;
-      EXPECT_EQ(row.count(), e.count);
-      EXPECT_EQ(row.ok_count(), e.durations.size());
-      EXPECT_EQ(row.total_ns(), total);
-      EXPECT_DOUBLE_EQ(row.mean_ns(), static_cast<double>(total) / e.durations.size());
-      EXPECT_EQ(row.min_ns(), e.durations.front());
-      EXPECT_EQ(row.max_ns(), e.durations.back());
-      EXPECT_EQ(row.p50_ns(), NearestRank(e.durations, 50));
-      EXPECT_EQ(row.p95_ns(), NearestRank(e.durations, 95));
-      EXPECT_EQ(row.p99_ns(), NearestRank(e.durations, 99));
-      EXPECT_DOUBLE_EQ(row.share(), static_cast<double>(total) / session_total);
-      shares += row.share();
-      if (i > 0) {
-        EXPECT_GE(response.rows(i - 1).total_ns(), row.total_ns()) << "largest first";
+      v1::GetStatsRequest request;
+      request.set_session_id(kSession);
+      request.set_by(by);
+      request.set_exact(exact);
+      v1::GetStatsResponse response;
+      const Status status = GetStats(store_.reader(), request, &response);
+      ASSERT_TRUE(status.ok()) << status.message();
+      EXPECT_EQ(response.source(), exact ? v1::STATS_SOURCE_SPANS : v1::STATS_SOURCE_AGGREGATES);
+      EXPECT_EQ(response.percentiles_exact(), exact);
+      EXPECT_EQ(response.groups_folded(), 0u);
+      if (!exact) {
+        EXPECT_EQ(response.percentile_relative_error(), DurationSketch::kRelativeError);
+        uint64_t ok_spans = 0;
+        for (const v1::OpStats& row : response.rows()) ok_spans += row.ok_count();
+        EXPECT_EQ(response.percentile_spans(), ok_spans);
       }
+      EXPECT_EQ(response.spans(), all_.size());
+      EXPECT_EQ(response.total_ns(), session_total);
+      ASSERT_EQ(static_cast<size_t>(response.rows_size()), expected.size());
+      double shares = 0;
+      for (int i = 0; i < response.rows_size(); ++i) {
+        const v1::OpStats& row = response.rows(i);
+        SCOPED_TRACE(row.key());
+        ASSERT_EQ(expected.count(row.key()), 1u);
+        ExpectedStats& e = expected[row.key()];
+        std::sort(e.durations.begin(), e.durations.end());
+        uint64_t total = 0;
+        for (uint64_t d : e.durations) total += d;
+        EXPECT_EQ(row.count(), e.count);
+        EXPECT_EQ(row.ok_count(), e.durations.size());
+        EXPECT_EQ(row.total_ns(), total);
+        EXPECT_DOUBLE_EQ(row.mean_ns(), static_cast<double>(total) / e.durations.size());
+        EXPECT_EQ(row.min_ns(), e.durations.front());
+        EXPECT_EQ(row.max_ns(), e.durations.back());
+        ExpectPercentile(row.p50_ns(), NearestRank(e.durations, 50), exact);
+        ExpectPercentile(row.p95_ns(), NearestRank(e.durations, 95), exact);
+        ExpectPercentile(row.p99_ns(), NearestRank(e.durations, 99), exact);
+        EXPECT_DOUBLE_EQ(row.share(), static_cast<double>(total) / session_total);
+        shares += row.share();
+        if (i > 0) {
+          EXPECT_GE(response.rows(i - 1).total_ns(), row.total_ns()) << "largest first";
+        }
+      }
+      EXPECT_NEAR(shares, 1.0, 1e-9);
     }
-    EXPECT_NEAR(shares, 1.0, 1e-9);
   }
 }
 
@@ -551,8 +579,47 @@ TEST_F(SpanQueriesTest, GetStats_EachFilterCondition_SpansAndTotalAsComputedHere
       ASSERT_TRUE(status.ok()) << status.message();
       EXPECT_EQ(response.spans(), spans);
       EXPECT_EQ(response.total_ns(), total);
+      // The first four are key conditions, which the aggregates answer.
+      EXPECT_EQ(response.source(), c < 4 ? v1::STATS_SOURCE_AGGREGATES : v1::STATS_SOURCE_SPANS);
     }
   }
+}
+
+// A session past the aggregates' bound: by tag, the groups kept and one
+// "(other)" row, the groups folded counted, the session's spans and time
+// exact; a tag filter cannot be answered from there and reads the spans.
+TEST_F(SpanQueriesTest, GetStats_GroupsFolded_OtherRowAndCountFromAggregates) {
+  constexpr SessionId kManyTags = 77;
+  std::vector<Span> spans;
+  uint64_t total = 0;
+  for (uint64_t i = 1; i <= kMaxAggregateGroups + 1; ++i) {
+    Span s = testing::MakeSpan(i, kT0 + static_cast<int64_t>(i), store_.Intern("op"), i * 10);
+    s.tag = store_.Intern("tag" + std::to_string(i));
+    total += s.duration_ns;
+    spans.push_back(s);
+  }
+  store_.AddSession(MakeSession(kManyTags), std::move(spans));
+  v1::GetStatsRequest request;
+  request.set_session_id(kManyTags);
+  request.set_by(v1::GROUP_BY_TAG);
+  v1::GetStatsResponse response;
+  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  EXPECT_EQ(response.source(), v1::STATS_SOURCE_AGGREGATES);
+  EXPECT_EQ(response.groups_folded(), kMaxAggregateGroups + 1 - kAggregateGroupsAfterFold);
+  EXPECT_EQ(response.spans(), kMaxAggregateGroups + 1);
+  EXPECT_EQ(response.total_ns(), total);
+  ASSERT_EQ(static_cast<uint64_t>(response.rows_size()), kAggregateGroupsAfterFold + 1);
+  EXPECT_EQ(response.rows(0).key(), "(other)") << "the folded half holds the most time here";
+  EXPECT_EQ(response.rows(0).count(), kMaxAggregateGroups + 1 - kAggregateGroupsAfterFold);
+  EXPECT_EQ(response.rows(1).key(), "tag" + std::to_string(kMaxAggregateGroups + 1));
+
+  request.mutable_filter()->set_tag_pattern("^tag1$");
+  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  EXPECT_EQ(response.source(), v1::STATS_SOURCE_SPANS);
+  EXPECT_EQ(response.groups_folded(), 0u);
+  ASSERT_EQ(response.rows_size(), 1);
+  EXPECT_EQ(response.rows(0).count(), 1u);
+  EXPECT_EQ(response.rows(0).p50_ns(), 10u);
 }
 
 TEST_F(SpanQueriesTest, GetStats_Top_KeepsLargestRowsWithSharesOfAllGroups) {

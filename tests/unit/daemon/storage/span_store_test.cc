@@ -19,6 +19,7 @@
 #include <map>
 #include <thread>
 
+#include "model/duration_sketch.h"
 #include "storage/schema.h"
 #include "storage/span_reader.h"
 #include "store_test_data.h"
@@ -62,6 +63,7 @@ class SpanStoreTest : public ::testing::Test {
  protected:
   std::unique_ptr<SpanStore> Open(StoreOptions options = {}) {
     options.db_path = path_;
+    options.sketch_write_interval = {};  // aggregates' sketches complete after Flush
     Result<std::unique_ptr<SpanStore>> store = SpanStore::Open(options);
     EXPECT_TRUE(store.ok()) << store.status().message();
     return store.ok() ? std::move(store).value() : nullptr;
@@ -71,6 +73,9 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 7:
+        return {"ALTER TABLE op_aggregates DROP COLUMN groups_folded",
+                "ALTER TABLE op_aggregates DROP COLUMN sketch"};
       case 6:
         return {"ALTER TABLE sessions DROP COLUMN full_ring_wait_timeouts",
                 "ALTER TABLE sessions DROP COLUMN full_ring_wait_ns"};
@@ -467,6 +472,104 @@ TEST_F(SpanStoreTest, Aggregates_MixedStatusesOverTwoBatches_DurationsOnlyFromOk
   EXPECT_EQ(op3.totals.max_ns, kMaxAggregateNs);
   EXPECT_EQ(QueryColumn(path_, "SELECT typeof(total_ns) FROM op_aggregates WHERE name = 3"),
             std::vector<std::string>{"integer"});
+}
+
+// The sketch a stored row holds, failing the test when it does not parse.
+DurationSketch StoredSketch(const OpAggregateRow& row) {
+  Result<DurationSketch> sketch = DurationSketch::Parse(row.sketch);
+  EXPECT_TRUE(sketch.ok()) << sketch.status().message();
+  return sketch.ok() ? sketch.value() : DurationSketch();
+}
+
+TEST_F(SpanStoreTest, Aggregates_TwoBatches_SketchCoversEveryOkDuration) {
+  auto store = Open();
+  std::vector<Span> first, second;
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    (i % 2 == 0 ? first : second).push_back(MakeSpan(i, static_cast<int64_t>(i) * 10, 1, i * 1000));
+  }
+  second.push_back(MakeSpan(2000, 20'000, 1, 0, SpanStatus::kIncomplete));
+  ASSERT_TRUE(store->Submit(SpansBatch(1, 1, first)));
+  ASSERT_TRUE(store->Submit(SpansBatch(2, 1, second)));
+  ASSERT_TRUE(store->Flush(10'000));
+  Result<std::vector<OpAggregateRow>> rows = OpenReader(path_)->Aggregates(1);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows.value()[0].totals.count, 1001u);
+  const DurationSketch sketch = StoredSketch(rows.value()[0]);
+  EXPECT_EQ(sketch.Count(), 1000u) << "ok durations only";
+  EXPECT_NEAR(static_cast<double>(sketch.Quantile(0.5)), 500'000.0,
+              500'000.0 * DurationSketch::kRelativeError);
+  EXPECT_NEAR(static_cast<double>(sketch.Quantile(0.99)), 990'000.0,
+              990'000.0 * DurationSketch::kRelativeError);
+}
+
+// One more group than the bound: the half with the least time is folded
+// into `other`, and the session's counts and totals stay exact in sum.
+TEST_F(SpanStoreTest, Aggregates_PastGroupBound_LeastTimeFoldedIntoOther) {
+  auto store = Open();
+  std::vector<Span> spans;
+  uint64_t total_ns = 0;
+  for (uint64_t i = 1; i <= kMaxAggregateGroups + 1; ++i) {
+    Span span = MakeSpan(i, static_cast<int64_t>(i), 1, i * 10);  // tag i takes i * 10 ns
+    span.tag = static_cast<StringId>(i);
+    total_ns += span.duration_ns;
+    spans.push_back(span);
+  }
+  ASSERT_TRUE(store->Submit(SpansBatch(1, 1, spans)));
+  // A folded tag seen again starts a row of its own.
+  Span again = MakeSpan(kMaxAggregateGroups + 2, 1'000'000, 1, 7);
+  again.tag = 1;
+  total_ns += 7;
+  ASSERT_TRUE(store->Submit(SpansBatch(2, 1, {again})));
+  ASSERT_TRUE(store->Flush(10'000));
+  Result<std::vector<OpAggregateRow>> rows = OpenReader(path_)->Aggregates(1);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), kAggregateGroupsAfterFold + 2);
+  const OpAggregateRow& other = rows->back();
+  ASSERT_TRUE(IsOtherGroup(other.key));
+  EXPECT_EQ(other.groups_folded, kMaxAggregateGroups + 1 - kAggregateGroupsAfterFold);
+  EXPECT_EQ(StoredSketch(other).Count(), other.totals.ok_count);
+  uint64_t count = 0, sum_ns = 0, smallest_kept_ns = UINT64_MAX;
+  for (const OpAggregateRow& row : rows.value()) {
+    count += row.totals.count;
+    sum_ns += row.totals.total_ns;
+    if (!IsOtherGroup(row.key) && row.key.tag != 1) {
+      smallest_kept_ns = std::min(smallest_kept_ns, row.totals.total_ns);
+    }
+  }
+  EXPECT_EQ(count, kMaxAggregateGroups + 2);
+  EXPECT_EQ(sum_ns, total_ns);
+  EXPECT_GT(smallest_kept_ns, other.totals.max_ns) << "the groups kept are the top ones by time";
+  EXPECT_EQ(rows->front().key.tag, 1u);
+  EXPECT_EQ(rows->front().totals.total_ns, 7u);
+}
+
+// A database of schema version 6, whose aggregates had no sketch: kept,
+// read with none, and a sketch of the later spans only, which says so by
+// its count.
+TEST_F(SpanStoreTest, Open_Version6Database_AggregatesKeptWithoutSketch) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Submit(SpansBatch(1, 1, {MakeSpan(1, 10, 1, 100)})));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(6));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+  Result<std::vector<OpAggregateRow>> before = OpenReader(path_)->Aggregates(1);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_EQ(before->size(), 1u);
+  EXPECT_EQ(before.value()[0].totals.count, 1u);
+  EXPECT_TRUE(before.value()[0].sketch.empty());
+  ASSERT_TRUE(store->Submit(SpansBatch(2, 1, {MakeSpan(2, 20, 1, 300)})));
+  ASSERT_TRUE(store->Flush(10'000));
+  Result<std::vector<OpAggregateRow>> after = OpenReader(path_)->Aggregates(1);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(after.value()[0].totals.ok_count, 2u);
+  EXPECT_EQ(StoredSketch(after.value()[0]).Count(), 1u) << "below ok_count: incomplete";
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 TEST_F(SpanStoreTest, Submit_QueueFull_RefusedAndCountedThenDrains) {

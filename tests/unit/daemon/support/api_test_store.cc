@@ -12,7 +12,7 @@ constexpr int kFlushTimeoutMs = 60'000;
 
 ApiTestStore::ApiTestStore() {
   Result<std::unique_ptr<daemon::SpanStore>> store =
-      daemon::SpanStore::Open({.db_path = dir_.path() + "/trace.db"});
+      daemon::SpanStore::Open({.db_path = dir_.path() + "/trace.db", .sketch_write_interval = {}});
   EXPECT_TRUE(store.ok()) << store.status().message();
   if (store.ok()) store_ = std::move(store).value();
 }
