@@ -110,14 +110,7 @@ int RunExport(Connection& connection, const ExportOptions& options) {
   fmt::print("{}\n", DescribeExport(options.session_id, options.format,
                                     span_count > 0 ? span_count : spans_done, bytes, path));
   // The file holds what is stored: say when that is not the whole session.
-  // The export stands whether or not the session can still be read.
-  v1::GetSessionRequest session_request;
-  session_request.set_session_id(options.session_id);
-  v1::GetSessionResponse session;
-  const auto session_context = Connection::NewContext();
-  if (connection.stub().GetSession(session_context.get(), session_request, &session).ok()) {
-    PrintTrimNotice(session.session());
-  }
+  PrintTrimNoticeOf(connection, options.session_id);
   return kExitOk;
 }
 

@@ -15,6 +15,7 @@
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
+#include "trim_notice.h"
 
 namespace optrace::cli {
 namespace {
@@ -125,6 +126,9 @@ int RunStats(Connection& connection, const StatsOptions& options) {
     return Fail(options.fleet ? ErrorFromRpc(status, connection.address())
                               : ErrorFromRpc(status, connection.address(), options.session_id));
   }
+  // Figures from the stored spans cover only what the window kept.
+  if (response.source() == v1::STATS_SOURCE_SPANS)
+    PrintTrimNoticeOf(connection, options.session_id);
   if (options.json) {
     fmt::print("{}\n", ToJson(response).dump(2));
     return kExitOk;

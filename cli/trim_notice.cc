@@ -25,4 +25,14 @@ void PrintTrimNotice(const v1::Session& session) {
   if (!notice.empty()) fmt::print(stderr, "optrace: {}\n", notice);
 }
 
+void PrintTrimNoticeOf(Connection& connection, uint64_t session_id) {
+  v1::GetSessionRequest request;
+  request.set_session_id(session_id);
+  v1::GetSessionResponse session;
+  const auto context = Connection::NewContext();
+  if (connection.stub().GetSession(context.get(), request, &session).ok()) {
+    PrintTrimNotice(session.session());
+  }
+}
+
 }  // namespace optrace::cli

@@ -4,8 +4,10 @@
 #ifndef OPTRACE_CLI_TRIM_NOTICE_H_
 #define OPTRACE_CLI_TRIM_NOTICE_H_
 
+#include <cstdint>
 #include <string>
 
+#include "connection.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::cli {
@@ -20,6 +22,11 @@ std::string TrimNotice(const v1::Session& session);
 
 // Prints TrimNotice as one "optrace: ..." line on stderr, when there is one.
 void PrintTrimNotice(const v1::Session& session);
+
+// Asks the daemon for session `session_id` and prints its TrimNotice, for
+// output that was made from its stored spans; prints nothing when the
+// session cannot be read (the output stands on its own).
+void PrintTrimNoticeOf(Connection& connection, uint64_t session_id);
 
 }  // namespace optrace::cli
 

@@ -27,11 +27,12 @@ from optrace._producer import (Op, begin, counter, enabled, end, fused_tag, get_
                                set_level)
 from optrace.errors import *  # noqa: F401,F403  (Error and one subclass per gRPC code)
 from optrace.errors import __all__ as _error_names
+from optrace.trimmed import TrimmedSessionWarning
 
 __all__ = [
     "Op", "op", "begin", "end", "mark", "counter", "fused_tag", "set_level", "get_level",
     "enabled",
-    "Client", "LEVELS",
+    "Client", "LEVELS", "TrimmedSessionWarning",
 ] + list(_error_names)
 
 # Levels, least to most verbose. Ops are recorded at "trace".

@@ -11,6 +11,7 @@ from optrace.errors import error_for
 from optrace.messages import Rows, to_python
 from optrace.paths import default_socket
 from optrace.tail import Tail
+from optrace.trimmed import warn_if_trimmed
 from optrace.v1 import optrace_pb2 as pb
 from optrace.v1 import optrace_pb2_grpc as pb_grpc
 from optrace.words import value_of
@@ -168,7 +169,12 @@ class Client:
             filter=_op_filter(name, tag, target, device, min_duration, status))
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0 or None, not {limit}")
-        return self._spans(request, limit, page_size)
+        return self._session_spans(session_id, request, limit, page_size)
+
+    def _session_spans(self, session_id, request, limit, page_size):
+        # Runs at the first next(): what follows is only what is stored.
+        warn_if_trimmed(self.session(session_id).session, stacklevel=3)
+        yield from self._spans(request, limit, page_size)
 
     def _spans(self, request, limit, page_size):
         returned = 0
@@ -190,16 +196,25 @@ class Client:
             request.cursor = cursor
 
     def stats(self, session_id, by="name", top=0, *, name=None, tag=None, target=None,
-              device=None, min_duration=None, status=None):
+              device=None, min_duration=None, status=None, exact=False):
         """Duration statistics of a session's spans grouped `by` "name", "tag"
         or "target" (target:ordinal): GetStatsResponse with .rows (OpStats:
         name = the group key, count, ok_count, total_ns, mean_ns, min_ns,
         p50_ns, p95_ns, p99_ns, max_ns, share), .total_ns and .spans.
-        `top` > 0 keeps that many groups. The filters are ops()'s."""
+        `top` > 0 keeps that many groups. The filters are ops()'s.
+        Without `status` or `min_duration` (and `exact`), the figures come
+        from the session's aggregates and cover the whole session
+        (.source == "aggregates", percentiles within
+        .percentile_relative_error); otherwise, or with `exact=True`, from
+        its stored spans (.source == "spans", exact percentiles), with a
+        TrimmedSessionWarning when older spans were trimmed."""
         request = pb.GetStatsRequest(
             session_id=session_id, by=value_of(_ENUMS["GroupBy"], by, "by"), top=top,
-            filter=_op_filter(name, tag, target, device, min_duration, status))
-        return to_python(self._unary(self._stub.GetStats, request))
+            filter=_op_filter(name, tag, target, device, min_duration, status), exact=exact)
+        stats = to_python(self._unary(self._stub.GetStats, request))
+        if stats.source == "spans":
+            warn_if_trimmed(self.session(session_id).session, stacklevel=2)
+        return stats
 
     def diff(self, a, b, by="name"):
         """Sessions `a` and `b` side by side, grouped by "name" or "tag":
@@ -254,7 +269,8 @@ class Client:
         """Writes a whole session to the file `path` as "chrome" (trace-event
         JSON for Perfetto UI; "perfetto" and "json" say the same), "csv" or
         "sqlite". The file appears complete or not at all. Returns the
-        number of spans exported."""
+        number of spans exported. The file holds the stored spans: a
+        TrimmedSessionWarning says when older ones were trimmed."""
         request = pb.ExportRequest(session_id=session_id,
                                    format=value_of(_ENUMS["ExportFormat"], format, "format"))
         path = os.fspath(path)
@@ -271,4 +287,5 @@ class Client:
         finally:
             if os.path.exists(partial):
                 os.unlink(partial)
+        warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return spans

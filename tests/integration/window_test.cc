@@ -1,7 +1,8 @@
 // The rolling window end to end (issue 25): a real optraced with a short
 // --keep-last and a real producer tracing until stopped. The window trims
-// while it runs, every span is stored or counted as trimmed, and GetStatus
-// (what `optrace status` prints) and the session say so.
+// while it runs, every span is stored or counted as trimmed, GetStatus
+// (what `optrace status` prints) and the session say so, and GetStats from
+// the aggregates still counts the whole session.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -93,6 +94,21 @@ TEST(WindowTest, KeepLast_ProducerRuns_WindowTrimsBoundedAndCounted) {
   ASSERT_TRUE(stub->GetSession(&session_context, request, &session).ok());
   EXPECT_EQ(session.session().spans_trimmed(), record.trim.spans);
   EXPECT_EQ(session.session().trimmed_before_unix_ns(), record.trim.before_ns);
+
+  // Statistics from the aggregates cover the whole session, trimmed spans
+  // included; the exact pass covers what is stored.
+  for (const bool exact : {false, true}) {
+    grpc::ClientContext stats_context;
+    v1::GetStatsRequest stats_request;
+    stats_request.set_session_id(record.id);
+    stats_request.set_exact(exact);
+    v1::GetStatsResponse stats;
+    ASSERT_TRUE(stub->GetStats(&stats_context, stats_request, &stats).ok());
+    uint64_t counted = 0;
+    for (const v1::OpStats& row : stats.rows()) counted += row.count();
+    EXPECT_EQ(stats.source(), exact ? v1::STATS_SOURCE_SPANS : v1::STATS_SOURCE_AGGREGATES);
+    EXPECT_EQ(counted, exact ? stored : record.spans) << "exact " << exact;
+  }
   EXPECT_EQ(daemon.Stop(), 0);
 }
 

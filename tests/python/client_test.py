@@ -21,26 +21,6 @@ import optrace_testing as t
 
 class ClientTest(t.DaemonTestCase):
 
-    def start_idle(self, *args, **env):
-        """A running producer (programs/idle_program.py) and its session."""
-        process = t.start_python(t.program("idle_program.py"), *args, env=t.python_env(**env),
-                                 stdin=subprocess.PIPE)
-        self.addCleanup(self.stop_idle, process)
-        line = process.stdout.readline()
-        if not line.startswith("ready"):
-            self.fail(f"the producer did not start: {line!r} {process.stderr.read()}")
-        session = t.wait_until(lambda: next(
-            (s for s in self.client.sessions() if s.pid == process.pid), None))
-        self.assertIsNotNone(session, self.daemon.log())
-        return process, session
-
-    def stop_idle(self, process):
-        if process.poll() is None:
-            process.stdin.close()
-            process.wait(30)
-        process.stdout.close()
-        process.stderr.close()
-
     def live_level(self, pid):
         for p in self.client.get_level().producers:
             if p.pid == pid:

@@ -131,11 +131,14 @@ def start_python(script, *args, env=None, **popen):
 
 class DaemonTestCase(unittest.TestCase):
     """A test with its own optraced, started before and stopped cleanly
-    (exit 0) after each test, and a Client of it."""
+    (exit 0) after each test, and a Client of it. `daemon_args`: more
+    optraced flags for the test class."""
+
+    daemon_args = ()
 
     def setUp(self):
         self.folder = tempfile.mkdtemp(prefix="optrace-pytest-")
-        self.daemon = Daemon(self.folder)
+        self.daemon = Daemon(self.folder, self.daemon_args)
         self.daemon.start()
         self.client = optrace.Client(socket=self.daemon.socket)
 
@@ -166,6 +169,26 @@ class DaemonTestCase(unittest.TestCase):
         session = wait_until(ended)
         self.assertIsNotNone(session, f"no ended session of pid {pid}:\n{self.daemon.log()}")
         return session
+
+    def start_idle(self, *args, **env):
+        """A running producer (programs/idle_program.py) and its session."""
+        process = start_python(program("idle_program.py"), *args, env=python_env(**env),
+                                 stdin=subprocess.PIPE)
+        self.addCleanup(self.stop_idle, process)
+        line = process.stdout.readline()
+        if not line.startswith("ready"):
+            self.fail(f"the producer did not start: {line!r} {process.stderr.read()}")
+        session = wait_until(lambda: next(
+            (s for s in self.client.sessions() if s.pid == process.pid), None))
+        self.assertIsNotNone(session, self.daemon.log())
+        return process, session
+
+    def stop_idle(self, process):
+        if process.poll() is None:
+            process.stdin.close()
+            process.wait(30)
+        process.stdout.close()
+        process.stderr.close()
 
     def stored_spans(self, session_id, count):
         """The session's spans once `count` of them are stored (or what is
