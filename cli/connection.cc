@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/default_paths.h"
+#include "common/loopback_host.h"
 #include "exit_codes.h"
 
 namespace optrace::cli {
@@ -22,13 +23,6 @@ bool SplitHostPort(const std::string& server, std::string* host, std::string* po
 }
 
 }  // namespace
-
-bool IsLoopbackHost(const std::string& host) {
-  std::string bare = host;
-  if (bare.size() > 2 && bare.front() == '[' && bare.back() == ']')
-    bare = bare.substr(1, bare.size() - 2);
-  return bare == "localhost" || bare == "::1" || bare.rfind("127.", 0) == 0;
-}
 
 Connection::Connection(std::string address, std::shared_ptr<grpc::Channel> channel)
     : address_(std::move(address)),

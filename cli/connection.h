@@ -55,9 +55,6 @@ class Connection {
   std::unique_ptr<v1::OpTrace::Stub> stub_;
 };
 
-// True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets).
-bool IsLoopbackHost(const std::string& host);
-
 }  // namespace optrace::cli
 
 #endif  // OPTRACE_CLI_CONNECTION_H_

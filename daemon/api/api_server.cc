@@ -7,6 +7,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "common/loopback_host.h"
 
 namespace optrace::daemon {
 namespace {
@@ -24,8 +27,10 @@ Result<std::string> ReadFile(const std::string& path, const char* what) {
 bool IsLoopbackAddress(const std::string& host_port) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos) return false;
-  const std::string host = host_port.substr(0, colon);
-  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+  const std::string_view host = std::string_view(host_port).substr(0, colon);
+  // An IPv6 host needs its brackets, else its last ':' reads as the port's.
+  if (host.find(':') != std::string_view::npos && host.front() != '[') return false;
+  return IsLoopbackHost(host);
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options,

@@ -43,7 +43,8 @@ class ApiServer {
   std::unique_ptr<UnixListener> listener_;
 };
 
-// True for "localhost:P", "127.x.x.x:P" and "[::1]:P".
+// True for "HOST:P" where HOST is loopback by IsLoopbackHost: "localhost",
+// an address of 127.0.0.0/8 or "[::1]" (an IPv6 host needs its brackets).
 bool IsLoopbackAddress(const std::string& host_port);
 
 }  // namespace optrace::daemon
