@@ -1,10 +1,14 @@
 #include "connection.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/default_paths.h"
 #include "common/loopback_host.h"
+#include "common/socket_folder.h"
 #include "exit_codes.h"
 
 namespace optrace::cli {
@@ -36,6 +40,13 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionOptions& options, C
       return nullptr;
     }
     const std::string path = options.socket.empty() ? DefaultSocketPath() : options.socket;
+    const std::string folder = std::filesystem::path(path).parent_path();
+    if (folder == FallbackSocketFolder()) {
+      if (std::string problem = SocketFolderProblem(folder, ::getuid()); !problem.empty()) {
+        *error = {kExitFailure, problem};
+        return nullptr;
+      }
+    }
     return std::unique_ptr<Connection>(new Connection(
         path, grpc::CreateChannel("unix:" + path, grpc::InsecureChannelCredentials())));
   }

@@ -14,6 +14,7 @@
 #include "api/caller_identity.h"
 #include "api/op_trace_service.h"
 #include "common/level_names.h"
+#include "common/socket_folder.h"
 #include "config/daemon_config.h"
 #include "control/control_segment.h"
 #include "control/instance_lock.h"
@@ -153,6 +154,12 @@ int Run(const Flags& flags) {
       LogError("{}", st.message());
       return kExitFailure;
     }
+  }
+  // Before anything is made in it (the instance lock): a folder another
+  // user owns is refused by name, not by the lock's failure.
+  if (std::string problem = SocketFolderProblem(run_folder, ::geteuid()); !problem.empty()) {
+    LogError("{}", problem);
+    return kExitFailure;
   }
   auto lock = InstanceLock::Acquire(run_folder, config.ns);
   if (!lock.ok()) {

@@ -2,41 +2,15 @@
 
 #include <grp.h>
 #include <grpcpp/server_context.h>
-#include <pwd.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <optional>
-#include <string>
-#include <utility>
 #include <vector>
 
+#include "common/user_database.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
-namespace {
-
-// The user name and primary gid of `uid` from the user database, or nullopt
-// when it has none (or the lookup fails). Reentrant (getpwuid_r into a
-// buffer of our own, grown on ERANGE): called on many handler threads at
-// once, where getpwuid's shared static entry could be another thread's user.
-std::optional<std::pair<std::string, gid_t>> UserOf(uid_t uid) {
-  const long hint = ::sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(hint > 0 ? static_cast<size_t>(hint) : 1024);
-  for (;;) {
-    passwd entry{};
-    passwd* found = nullptr;
-    const int error = ::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found);
-    if (error == ERANGE && buffer.size() < (1u << 20)) {
-      buffer.resize(buffer.size() * 2);
-      continue;
-    }
-    if (error != 0 || found == nullptr) return std::nullopt;
-    return std::make_pair(std::string(entry.pw_name), entry.pw_gid);
-  }
-}
-
-}  // namespace
 
 CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string& admin_group)
     : peers_(peers) {
@@ -53,14 +27,14 @@ CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string&
 bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
   if (!admin_gid_) return false;
   if (gid == *admin_gid_) return true;
-  const auto user = UserOf(uid);
+  const std::optional<UserAccount> user = LookUpUser(uid);
   if (!user) return false;
-  const auto& [name, primary_gid] = *user;
   int count = 64;
   std::vector<gid_t> groups(static_cast<size_t>(count));
-  if (::getgrouplist(name.c_str(), primary_gid, groups.data(), &count) < 0) {
+  if (::getgrouplist(user->name.c_str(), user->primary_gid, groups.data(), &count) < 0) {
     groups.resize(static_cast<size_t>(count));
-    if (::getgrouplist(name.c_str(), primary_gid, groups.data(), &count) < 0) return false;
+    if (::getgrouplist(user->name.c_str(), user->primary_gid, groups.data(), &count) < 0)
+      return false;
   }
   groups.resize(static_cast<size_t>(count));
   for (gid_t g : groups) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/socket_folder.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
@@ -29,9 +30,8 @@ Result<std::unique_ptr<UnixListener>> UnixListener::Create(const std::string& pa
   const std::string folder = std::filesystem::path(path).parent_path();
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) return Status::IoError(Errno("socket folder " + folder));
-  if ((st.st_mode & S_IWOTH) != 0) {
-    return Status::PermissionDenied("socket folder " + folder +
-                                    " is writable by everyone: refusing to serve from it");
+  if (std::string problem = SocketFolderProblem(folder, ::geteuid()); !problem.empty()) {
+    return Status::PermissionDenied(problem);
   }
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {

@@ -22,7 +22,8 @@ class UnixListener {
  public:
   // Binds `path` (replacing a stale socket file, refusing anything else),
   // mode 0660, group `group_name` when that group exists. Refuses a socket
-  // folder writable by others (anyone could swap the socket).
+  // folder that another user owns or others can write to (anyone could
+  // swap the socket): the error names its owner and mode.
   static Result<std::unique_ptr<UnixListener>> Create(const std::string& path,
                                                       const std::string& group_name);
   ~UnixListener();  // stops accepting and removes the socket file

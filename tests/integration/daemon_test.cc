@@ -263,8 +263,11 @@ TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {
   const auto status = daemon.Wait(20s);
   ASSERT_TRUE(status.has_value());
   EXPECT_NE(status->code, 0);
-  EXPECT_NE(daemon.stderr_text().find("is writable by everyone"), std::string::npos)
+  EXPECT_NE(daemon.stderr_text().find("socket folder " + run + " is owned by uid " +
+                                      std::to_string(::getuid())),
+            std::string::npos)
       << daemon.stderr_text();
+  EXPECT_NE(daemon.stderr_text().find("with mode 0777"), std::string::npos) << daemon.stderr_text();
 }
 
 TEST_F(DaemonTest, SecondDaemonSameNamespace_RefusedNamingTheFirst) {
