@@ -1,8 +1,12 @@
 // optraced end to end: a real daemon, real producer processes, a real
 // SQLite file read back through the storage reader.
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -37,6 +41,25 @@ using testing::StartTestProducer;
 using testing::StoredSession;
 using testing::Subprocess;
 using testing::WaitUntil;
+
+// The permission bits of `path`, or -1 when it cannot be stat'ed.
+int ModeOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+}
+
+// What open(path, O_RDONLY) gives uid and gid 65534 (nobody): 0 when it
+// opens, else its errno.
+int OpenErrnoAsNobody(const std::string& path) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(255);
+    _exit(::open(path.c_str(), O_RDONLY) >= 0 ? 0 : errno);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 // Events a stored span accounts for.
 uint64_t EventsOf(const Span& s) { return s.status == SpanStatus::kOk ? 2 : 1; }
@@ -268,6 +291,36 @@ TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {
             std::string::npos)
       << daemon.stderr_text();
   EXPECT_NE(daemon.stderr_text().find("with mode 0777"), std::string::npos) << daemon.stderr_text();
+}
+
+// Issue 29 (the database files' modes): whatever umask it starts with, the
+// daemon keeps its database, -wal and -shm to its own uid, and makes the
+// files of an existing database so when it opens them.
+TEST_F(DaemonTest, Malicious_DatabaseFilesUnderUmask0002_OwnerOnlyAndFixedAtOpen) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to try the database as another user";
+  ASSERT_EQ(::chmod(folder_.path().c_str(), 0755), 0);  // only the files' modes keep others out
+  const std::string db = daemon_.db_path();
+  const auto start_under_umask_0002 = [&] {
+    const mode_t old = ::umask(0002);
+    const bool started = daemon_.Start();
+    ::umask(old);
+    return started;
+  };
+  ASSERT_TRUE(start_under_umask_0002()) << daemon_.log();
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    EXPECT_EQ(ModeOf(file), 0600) << file;
+  }
+  EXPECT_EQ(OpenErrnoAsNobody(db), EACCES);
+
+  daemon_.Kill();  // leaves -wal and -shm behind, as a crash does
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    ASSERT_EQ(::chmod(file.c_str(), 0664), 0) << file << ": " << std::strerror(errno);
+  }
+  ASSERT_TRUE(start_under_umask_0002()) << daemon_.log();
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    EXPECT_EQ(ModeOf(file), 0600) << file << " of an existing database";
+  }
+  EXPECT_EQ(OpenErrnoAsNobody(db), EACCES);
 }
 
 TEST_F(DaemonTest, SecondDaemonSameNamespace_RefusedNamingTheFirst) {
