@@ -34,7 +34,8 @@ bool IsLoopbackAddress(const std::string& host_port) {
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options,
-                                                    grpc::Service* service, PeerRegistry* peers) {
+                                                    grpc::Service* service, PeerRegistry* peers,
+                                                    AcceptCounters* accepts) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.RegisterService(service);
@@ -77,7 +78,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   auto listener = UnixListener::Create(options.socket, options.socket_group);
   if (!listener.ok()) return listener.status();
   api->listener_ = std::move(listener).value();
-  api->listener_->Start(api->server_.get(), peers);
+  api->listener_->Start(api->server_.get(), peers, accepts);
   return api;
 }
 

@@ -31,7 +31,8 @@ class ApiServer {
   // TLS, unreadable TLS files, a socket that cannot be created, a TCP port
   // that cannot be bound. REQUIRES: `service` outlives the server.
   static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options,
-                                                  grpc::Service* service, PeerRegistry* peers);
+                                                  grpc::Service* service, PeerRegistry* peers,
+                                                  AcceptCounters* accepts);
   ~ApiServer();
 
   // Ends every call (Tail streams included) within a short deadline.

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "api/accept_counters.h"
 #include "api/peer_registry.h"
 #include "common/status.h"
 
@@ -31,13 +32,16 @@ class UnixListener {
   UnixListener& operator=(const UnixListener&) = delete;
 
   // Accepts connections on a thread of its own until destroyed, recording
-  // credentials in `peers` and giving each connection to `server`.
-  // REQUIRES: `server` and `peers` outlive the listener.
-  void Start(grpc::Server* server, PeerRegistry* peers);
+  // credentials in `peers` and giving each connection to `server`. At the
+  // fd limit it pauses accepting for a moment (counted in `counters`)
+  // rather than poll again at once: the waiting connection keeps the
+  // socket readable, and polling would spin.
+  // REQUIRES: `server`, `peers` and `counters` outlive the listener.
+  void Start(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters);
 
  private:
   UnixListener(std::string path, int fd, int wake_fd);
-  void AcceptLoop(grpc::Server* server, PeerRegistry* peers);
+  void AcceptLoop(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters);
   const std::string path_;
   const int fd_;
   const int wake_fd_;

@@ -4,11 +4,13 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -321,6 +323,36 @@ TEST_F(DaemonTest, Malicious_DatabaseFilesUnderUmask0002_OwnerOnlyAndFixedAtOpen
     EXPECT_EQ(ModeOf(file), 0600) << file << " of an existing database";
   }
   EXPECT_EQ(OpenErrnoAsNobody(db), EACCES);
+}
+
+// The "Max open files" soft and hard limits of process `pid`, as
+// /proc/PID/limits writes them ("1024", "unlimited").
+std::pair<std::string, std::string> OpenFileLimitsOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream fields(line.substr(std::strlen("Max open files")));
+    std::string soft, hard;
+    fields >> soft >> hard;
+    return {soft, hard};
+  }
+  return {};
+}
+
+// Issue 29, finding 4: the daemon takes the open files its hard limit
+// allows, not the soft limit it was started with.
+TEST_F(DaemonTest, SoftFdLimitBelowHard_RaisedToHardAtStart) {
+  rlimit ours{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &ours), 0);
+  if (ours.rlim_max <= 256) GTEST_SKIP() << "hard limit " << ours.rlim_max << ": nothing to raise";
+  const rlimit low{256, ours.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  const bool started = daemon_.Start();  // inherits the soft limit of 256
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &ours), 0);
+  ASSERT_TRUE(started) << daemon_.log();
+  const auto [soft, hard] = OpenFileLimitsOf(daemon_.pid());
+  EXPECT_NE(soft, "256");
+  EXPECT_EQ(soft, hard);
 }
 
 TEST_F(DaemonTest, SecondDaemonSameNamespace_RefusedNamingTheFirst) {
