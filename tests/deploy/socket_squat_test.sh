@@ -32,7 +32,7 @@ control="/dev/shm/$NS.control.$alice_uid"
 [ ! -e "$folder" ] || fail "$folder exists before the test (left by an earlier run?)"
 # The squats outlive their maker's account: removed at exit, before the
 # library's cleanup (which keeps the exit status).
-trap 'rc=$?; rm -rf "$folder" "$control"; (exit $rc); _cleanup' EXIT
+trap 'rc=$?; set +e; rm -rf "$folder" "$control"; (exit $rc); _cleanup' EXIT
 
 step "stage the binaries and the Python package where alice can reach them"
 bin="$T/bin"
