@@ -1,9 +1,14 @@
 #include "connection.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/default_paths.h"
+#include "common/loopback_host.h"
+#include "common/socket_folder.h"
 #include "exit_codes.h"
 
 namespace optrace::cli {
@@ -23,13 +28,6 @@ bool SplitHostPort(const std::string& server, std::string* host, std::string* po
 
 }  // namespace
 
-bool IsLoopbackHost(const std::string& host) {
-  std::string bare = host;
-  if (bare.size() > 2 && bare.front() == '[' && bare.back() == ']')
-    bare = bare.substr(1, bare.size() - 2);
-  return bare == "localhost" || bare == "::1" || bare.rfind("127.", 0) == 0;
-}
-
 Connection::Connection(std::string address, std::shared_ptr<grpc::Channel> channel)
     : address_(std::move(address)),
       channel_(std::move(channel)),
@@ -42,6 +40,13 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionOptions& options, C
       return nullptr;
     }
     const std::string path = options.socket.empty() ? DefaultSocketPath() : options.socket;
+    const std::string folder = std::filesystem::path(path).parent_path();
+    if (folder == FallbackSocketFolder()) {
+      if (std::string problem = SocketFolderProblem(folder, ::getuid()); !problem.empty()) {
+        *error = {kExitFailure, problem};
+        return nullptr;
+      }
+    }
     return std::unique_ptr<Connection>(new Connection(
         path, grpc::CreateChannel("unix:" + path, grpc::InsecureChannelCredentials())));
   }

@@ -31,7 +31,9 @@ class Connection {
   // Resolves `options` and creates the channel (lazily: nothing connects
   // until the first call). Fails with kExitUsage for a --server that is not
   // HOST:PORT, plaintext to a host that is not loopback, or a --tls-ca file
-  // that cannot be read.
+  // that cannot be read; with kExitFailure for the fallback socket folder
+  // (/tmp/optrace-$UID) when another user owns it or others can write to it
+  // (common/socket_folder.h says why).
   static std::unique_ptr<Connection> Open(const ConnectionOptions& options, CliError* error);
 
   Connection(const Connection&) = delete;
@@ -54,9 +56,6 @@ class Connection {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::OpTrace::Stub> stub_;
 };
-
-// True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets).
-bool IsLoopbackHost(const std::string& host);
 
 }  // namespace optrace::cli
 

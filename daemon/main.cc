@@ -14,6 +14,7 @@
 #include "api/caller_identity.h"
 #include "api/op_trace_service.h"
 #include "common/level_names.h"
+#include "common/socket_folder.h"
 #include "config/daemon_config.h"
 #include "control/control_segment.h"
 #include "control/instance_lock.h"
@@ -22,6 +23,7 @@
 #include "levels/level_policy.h"
 #include "live/tail_hub.h"
 #include "log/log.h"
+#include "service/fd_limit.h"
 #include "service/memory_trimmer.h"
 #include "service/systemd_notifier.h"
 #include "storage/span_reader.h"
@@ -145,6 +147,7 @@ int Run(const Flags& flags) {
   }
   DaemonConfig config = std::move(loaded).value();
   if (config.debug_log) SetLogThreshold(LogLevel::kDebug);
+  LogDebug("{}", RaiseFdLimit());
 
   const std::string run_folder = std::filesystem::path(config.socket).parent_path();
   const std::string db_folder = std::filesystem::path(config.db).parent_path();
@@ -153,6 +156,12 @@ int Run(const Flags& flags) {
       LogError("{}", st.message());
       return kExitFailure;
     }
+  }
+  // Before anything is made in it (the instance lock): a folder another
+  // user owns is refused by name, not by the lock's failure.
+  if (std::string problem = SocketFolderProblem(run_folder, ::geteuid()); !problem.empty()) {
+    LogError("{}", problem);
+    return kExitFailure;
   }
   auto lock = InstanceLock::Acquire(run_folder, config.ns);
   if (!lock.ok()) {
@@ -240,6 +249,7 @@ int Run(const Flags& flags) {
   // RSS follows what the daemon holds, not its last burst (RELIABILITY.md).
   const MemoryTrimmer trimmer(std::chrono::seconds(2));
   PeerRegistry peers;
+  AcceptCounters accepts;
   CallerIdentifier callers(&peers, config.admin_group);
   StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
                                    config.max_bytes_in_flight_per_uid,
@@ -247,10 +257,10 @@ int Run(const Flags& flags) {
   OpTraceService service(ServiceContext{&loop, &tails, &streams, store.value().get(), &callers,
                                         config.db, config.ns, OPTRACE_VERSION, config.level_rules,
                                         std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
-                                        forwarder.get()});
+                                        forwarder.get(), &accepts});
   ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,
                                config.tls_key};
-  auto server = ApiServer::Start(api_options, &service, &peers);
+  auto server = ApiServer::Start(api_options, &service, &peers, &accepts);
   if (!server.ok()) {
     LogError("{}", server.status().message());
     loop.RequestStop();

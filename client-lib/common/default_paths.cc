@@ -28,8 +28,10 @@ std::string DefaultSocketPath() {
   if (std::string s = Env("OPTRACE_SOCKET"); !s.empty()) return s;
   if (::getuid() == 0) return "/run/optrace/optraced.sock";
   if (std::string rt = Env("XDG_RUNTIME_DIR"); !rt.empty()) return rt + "/optrace/optraced.sock";
-  return "/tmp/optrace-" + std::to_string(::getuid()) + "/optraced.sock";
+  return FallbackSocketFolder() + "/optraced.sock";
 }
+
+std::string FallbackSocketFolder() { return "/tmp/optrace-" + std::to_string(::getuid()); }
 
 std::string DefaultStateFolder() {
   if (::getuid() == 0) return "/var/lib/optrace";

@@ -11,6 +11,10 @@ namespace optrace {
 // $XDG_RUNTIME_DIR/optrace/optraced.sock, else /tmp/optrace-$UID/optraced.sock.
 std::string DefaultSocketPath();
 
+// The fallback socket folder, /tmp/optrace-$UID: in a folder everyone can
+// write, so whoever uses it checks it first (common/socket_folder.h).
+std::string FallbackSocketFolder();
+
 // The state folder: /var/lib/optrace for root, else
 // $XDG_STATE_HOME/optrace (default ~/.local/state/optrace).
 std::string DefaultStateFolder();

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "common/loopback_host.h"
 
 namespace optrace::daemon {
 namespace {
@@ -24,12 +27,15 @@ Result<std::string> ReadFile(const std::string& path, const char* what) {
 bool IsLoopbackAddress(const std::string& host_port) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos) return false;
-  const std::string host = host_port.substr(0, colon);
-  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+  const std::string_view host = std::string_view(host_port).substr(0, colon);
+  // An IPv6 host needs its brackets, else its last ':' reads as the port's.
+  if (host.find(':') != std::string_view::npos && host.front() != '[') return false;
+  return IsLoopbackHost(host);
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options,
-                                                    grpc::Service* service, PeerRegistry* peers) {
+                                                    grpc::Service* service, PeerRegistry* peers,
+                                                    AcceptCounters* accepts) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.RegisterService(service);
@@ -72,7 +78,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   auto listener = UnixListener::Create(options.socket, options.socket_group);
   if (!listener.ok()) return listener.status();
   api->listener_ = std::move(listener).value();
-  api->listener_->Start(api->server_.get(), peers);
+  api->listener_->Start(api->server_.get(), peers, accepts);
   return api;
 }
 

@@ -31,7 +31,8 @@ class ApiServer {
   // TLS, unreadable TLS files, a socket that cannot be created, a TCP port
   // that cannot be bound. REQUIRES: `service` outlives the server.
   static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options,
-                                                  grpc::Service* service, PeerRegistry* peers);
+                                                  grpc::Service* service, PeerRegistry* peers,
+                                                  AcceptCounters* accepts);
   ~ApiServer();
 
   // Ends every call (Tail streams included) within a short deadline.
@@ -43,7 +44,8 @@ class ApiServer {
   std::unique_ptr<UnixListener> listener_;
 };
 
-// True for "localhost:P", "127.x.x.x:P" and "[::1]:P".
+// True for "HOST:P" where HOST is loopback by IsLoopbackHost: "localhost",
+// an address of 127.0.0.0/8 or "[::1]" (an IPv6 host needs its brackets).
 bool IsLoopbackAddress(const std::string& host_port);
 
 }  // namespace optrace::daemon

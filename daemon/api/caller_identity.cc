@@ -2,11 +2,12 @@
 
 #include <grp.h>
 #include <grpcpp/server_context.h>
-#include <pwd.h>
 #include <unistd.h>
 
+#include <optional>
 #include <vector>
 
+#include "common/user_database.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
@@ -26,13 +27,14 @@ CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string&
 bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
   if (!admin_gid_) return false;
   if (gid == *admin_gid_) return true;
-  const passwd* pw = ::getpwuid(uid);
-  if (pw == nullptr) return false;
+  const std::optional<UserAccount> user = LookUpUser(uid);
+  if (!user) return false;
   int count = 64;
   std::vector<gid_t> groups(static_cast<size_t>(count));
-  if (::getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &count) < 0) {
+  if (::getgrouplist(user->name.c_str(), user->primary_gid, groups.data(), &count) < 0) {
     groups.resize(static_cast<size_t>(count));
-    if (::getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &count) < 0) return false;
+    if (::getgrouplist(user->name.c_str(), user->primary_gid, groups.data(), &count) < 0)
+      return false;
   }
   groups.resize(static_cast<size_t>(count));
   for (gid_t g : groups) {

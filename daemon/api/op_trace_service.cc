@@ -439,7 +439,9 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
       .serving = {.tail_records_published = ctx_.tails->published(),
                   .tail_items_skipped = ctx_.tails->skipped(),
                   .streams_open = ctx_.streams->streams(),
-                  .stream_bytes_in_flight = ctx_.streams->bytes_in_flight()},
+                  .stream_bytes_in_flight = ctx_.streams->bytes_in_flight(),
+                  .accepts_paused_fd_limit =
+                      ctx_.accepts->accepts_paused_fd_limit.load(std::memory_order_relaxed)},
       .forward =
           ctx_.forwarder != nullptr ? std::optional(ctx_.forwarder->GetStatus()) : std::nullopt,
   };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/accept_counters.h"
 #include "api/blocking_stream.h"
 #include "api/caller_identity.h"
 #include "api/stream_quota.h"
@@ -38,6 +39,7 @@ struct ServiceContext {
   const FleetQueries* fleet = nullptr;
   // For GetStatus; null when the daemon does not forward.
   const ClickHouseForwarder* forwarder = nullptr;
+  const AcceptCounters* accepts = nullptr;  // for GetStatus; REQUIRES: not null
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to

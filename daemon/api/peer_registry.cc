@@ -1,12 +1,25 @@
 #include "api/peer_registry.h"
 
+#include <sys/stat.h>
+
 #include <charconv>
 
 namespace optrace::daemon {
 
+bool PeerRegistry::StillTheSocketOf(int fd, const Entry& entry) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == entry.device &&
+         st.st_ino == entry.inode;
+}
+
 void PeerRegistry::Add(int fd, PeerCredentials credentials) {
+  struct stat st {};
+  const bool known = ::fstat(fd, &st) == 0;
   std::lock_guard<std::mutex> lock(mu_);
-  by_fd_[fd] = credentials;
+  // One fstat per live connection and accept: the entries are at most the
+  // daemon's open fds.
+  std::erase_if(by_fd_, [](const auto& e) { return !StillTheSocketOf(e.first, e.second); });
+  if (known) by_fd_[fd] = Entry{credentials, st.st_dev, st.st_ino};
 }
 
 std::optional<PeerCredentials> PeerRegistry::Lookup(const std::string& peer) const {
@@ -18,8 +31,13 @@ std::optional<PeerCredentials> PeerRegistry::Lookup(const std::string& peer) con
   if (ec != std::errc() || ptr != peer.data() + peer.size()) return std::nullopt;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_fd_.find(fd);
-  if (it == by_fd_.end()) return std::nullopt;
-  return it->second;
+  if (it == by_fd_.end() || !StillTheSocketOf(fd, it->second)) return std::nullopt;
+  return it->second.credentials;
+}
+
+size_t PeerRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return by_fd_.size();
 }
 
 }  // namespace optrace::daemon

@@ -19,19 +19,34 @@ struct PeerCredentials {
   gid_t gid = 0;
 };
 
-// Thread-safe.
+// Thread-safe. An entry is the connection's, not its fd number's: it
+// remembers which socket the fd was (device and inode), answers only while
+// the fd still is that socket, and is forgotten once it is not (gRPC closes
+// the fd when the connection ends, and the number is then reused).
 class PeerRegistry {
  public:
   // Records the credentials of accepted connection `fd` (replacing those of
-  // an earlier connection that had the same fd number).
+  // an earlier connection that had the same fd number), and forgets every
+  // entry whose connection has ended.
   void Add(int fd, PeerCredentials credentials);
-  // The credentials for a gRPC peer name "fd:N"; nullopt for other peers
-  // (TCP) and unknown fds.
+  // The credentials for a gRPC peer name "fd:N" while fd N is still the
+  // connection they were recorded for; nullopt for other peers (TCP),
+  // unknown fds and fds that are now another file.
   std::optional<PeerCredentials> Lookup(const std::string& peer) const;
+  // How many connections it holds credentials of.
+  size_t size() const;
 
  private:
+  struct Entry {
+    PeerCredentials credentials;
+    dev_t device = 0;
+    ino_t inode = 0;
+  };
+  // Whether `fd` still is the socket `entry` was recorded for.
+  static bool StillTheSocketOf(int fd, const Entry& entry);
+
   mutable std::mutex mu_;
-  std::unordered_map<int, PeerCredentials> by_fd_;  // GUARDED_BY(mu_)
+  std::unordered_map<int, Entry> by_fd_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace optrace::daemon

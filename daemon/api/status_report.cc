@@ -22,6 +22,7 @@ constexpr FieldCounter<ServingCounters> kServingCounters[] = {
     {"tail_items_skipped", &ServingCounters::tail_items_skipped},
     {"streams_open", &ServingCounters::streams_open},
     {"stream_bytes_in_flight", &ServingCounters::stream_bytes_in_flight},
+    {"accepts_paused_fd_limit", &ServingCounters::accepts_paused_fd_limit},
 };
 
 constexpr FieldCounter<StoreStatus> kStoreCounters[] = {

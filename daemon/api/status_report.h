@@ -20,10 +20,11 @@ namespace optrace::daemon {
 // The serving side's counters (the tail hub's and the stream quotas'),
 // reported under their member names.
 struct ServingCounters {
-  uint64_t tail_records_published = 0;  // items put in the live buffer
-  uint64_t tail_items_skipped = 0;      // items tails lost to being overtaken
-  uint64_t streams_open = 0;            // all uids
-  uint64_t stream_bytes_in_flight = 0;  // all uids
+  uint64_t tail_records_published = 0;   // items put in the live buffer
+  uint64_t tail_items_skipped = 0;       // items tails lost to being overtaken
+  uint64_t streams_open = 0;             // all uids
+  uint64_t stream_bytes_in_flight = 0;   // all uids
+  uint64_t accepts_paused_fd_limit = 0;  // AcceptCounters
 };
 
 // What the daemon's parts said for one status report. Copies, except

@@ -15,12 +15,17 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/socket_folder.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
 namespace {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// How long accepting pauses at the fd limit: long enough not to spin, short
+// enough that a freed fd serves the next caller soon.
+constexpr int kAcceptPauseMs = 100;
 
 }  // namespace
 
@@ -29,9 +34,8 @@ Result<std::unique_ptr<UnixListener>> UnixListener::Create(const std::string& pa
   const std::string folder = std::filesystem::path(path).parent_path();
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) return Status::IoError(Errno("socket folder " + folder));
-  if ((st.st_mode & S_IWOTH) != 0) {
-    return Status::PermissionDenied("socket folder " + folder +
-                                    " is writable by everyone: refusing to serve from it");
+  if (std::string problem = SocketFolderProblem(folder, ::geteuid()); !problem.empty()) {
+    return Status::PermissionDenied(problem);
   }
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
@@ -78,19 +82,32 @@ UnixListener::~UnixListener() {
   ::unlink(path_.c_str());
 }
 
-void UnixListener::Start(grpc::Server* server, PeerRegistry* peers) {
-  thread_ = std::thread([this, server, peers] { AcceptLoop(server, peers); });
+void UnixListener::Start(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters) {
+  thread_ = std::thread([this, server, peers, counters] { AcceptLoop(server, peers, counters); });
 }
 
-void UnixListener::AcceptLoop(grpc::Server* server, PeerRegistry* peers) {
+void UnixListener::AcceptLoop(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters) {
+  int timeout_ms = -1;
   while (!stop_.load()) {
-    pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) <= 0) continue;
-    if ((fds[1].revents & POLLIN) != 0) break;
+    // After a pause, only the wake-up is watched until it is over.
+    pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {fd_, POLLIN, 0}};
+    const int ready = ::poll(fds, timeout_ms < 0 ? 2 : 1, timeout_ms);
+    if ((fds[0].revents & POLLIN) != 0) break;
+    timeout_ms = -1;
+    if (ready <= 0) continue;
     while (true) {
       // gRPC 1.51 needs the handed-over fd non-blocking, or RPCs hang.
       const int conn = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (conn < 0) break;
+      if (conn < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+          if (counters->accepts_paused_fd_limit.fetch_add(1, std::memory_order_relaxed) == 0) {
+            LogWarning("at the limit of open files ({}): accepting paused for {} ms at a time",
+                       std::strerror(errno), kAcceptPauseMs);
+          }
+          timeout_ms = kAcceptPauseMs;
+        }
+        break;
+      }
       ucred cred{};
       socklen_t len = sizeof cred;
       if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {

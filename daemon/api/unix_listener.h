@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "api/accept_counters.h"
 #include "api/peer_registry.h"
 #include "common/status.h"
 
@@ -22,7 +23,8 @@ class UnixListener {
  public:
   // Binds `path` (replacing a stale socket file, refusing anything else),
   // mode 0660, group `group_name` when that group exists. Refuses a socket
-  // folder writable by others (anyone could swap the socket).
+  // folder that another user owns or others can write to (anyone could
+  // swap the socket): the error names its owner and mode.
   static Result<std::unique_ptr<UnixListener>> Create(const std::string& path,
                                                       const std::string& group_name);
   ~UnixListener();  // stops accepting and removes the socket file
@@ -30,13 +32,16 @@ class UnixListener {
   UnixListener& operator=(const UnixListener&) = delete;
 
   // Accepts connections on a thread of its own until destroyed, recording
-  // credentials in `peers` and giving each connection to `server`.
-  // REQUIRES: `server` and `peers` outlive the listener.
-  void Start(grpc::Server* server, PeerRegistry* peers);
+  // credentials in `peers` and giving each connection to `server`. At the
+  // fd limit it pauses accepting for a moment (counted in `counters`)
+  // rather than poll again at once: the waiting connection keeps the
+  // socket readable, and polling would spin.
+  // REQUIRES: `server`, `peers` and `counters` outlive the listener.
+  void Start(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters);
 
  private:
   UnixListener(std::string path, int fd, int wake_fd);
-  void AcceptLoop(grpc::Server* server, PeerRegistry* peers);
+  void AcceptLoop(grpc::Server* server, PeerRegistry* peers, AcceptCounters* counters);
   const std::string path_;
   const int fd_;
   const int wake_fd_;

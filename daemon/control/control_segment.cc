@@ -11,6 +11,7 @@
 
 #include "common/segment_name.h"
 #include "common/shared_futex.h"
+#include "common/user_database.h"
 
 namespace optrace::daemon {
 
@@ -22,7 +23,20 @@ Result<std::unique_ptr<ControlSegment>> ControlSegment::Create(const std::string
   // producers that still map the old one keep a consistent (dead) copy.
   ::unlink(path.c_str());
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return Status::IoError("cannot create " + path + ": " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (err == EEXIST && ::lstat(path.c_str(), &st) == 0 && st.st_uid != ::getuid()) {
+      // The shm folder's sticky bit keeps us from removing another user's file.
+      return Status::PermissionDenied(
+          path + " is " + DescribeOwnerAndMode(st.st_uid, st.st_mode) + ", not by uid " +
+          std::to_string(::getuid()) +
+          ": another user made it, and only its owner or root may remove it; the daemon cannot "
+          "start in namespace " +
+          ns + " until it is gone (or give another --namespace)");
+    }
+    return Status::IoError("cannot create " + path + ": " + std::strerror(err));
+  }
   ::fchmod(fd, 0644);
   if (::ftruncate(fd, abi::kControlBytes) != 0) {
     const int err = errno;

@@ -16,6 +16,10 @@ namespace optrace::daemon {
 // removed by the destructor. Thread-safe (atomic stores only).
 class ControlSegment {
  public:
+  // Creates "<shm_folder>/<ns>.control.<our uid>". Errors: a segment of
+  // that name another user made (PermissionDenied, naming its owner and
+  // mode: the sticky shm folder keeps us from replacing it), or any other
+  // create, size or map failure (IoError naming the path).
   static Result<std::unique_ptr<ControlSegment>> Create(const std::string& shm_folder,
                                                         const std::string& ns);
   ~ControlSegment();

@@ -10,13 +10,22 @@ namespace {
 
 constexpr std::string_view kLineEnd = "\r\n";  // RFC 4180
 
+// The first characters that make a spreadsheet read a cell as a formula
+// (OWASP, "CSV Injection").
+constexpr std::string_view kFormulaStarts = "=+-@\t\r";
+
 }  // namespace
 
 std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  const bool formula = !text.empty() && kFormulaStarts.find(text.front()) != std::string_view::npos;
+  const std::string_view neutraliser = formula ? "'" : "";
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(neutraliser) + std::string(text);
+  }
   std::string quoted;
-  quoted.reserve(text.size() + 2);
+  quoted.reserve(text.size() + 3);
   quoted += '"';
+  quoted += neutraliser;
   for (const char c : text) {
     if (c == '"') quoted += '"';
     quoted += c;

@@ -13,7 +13,9 @@
 namespace optrace::daemon {
 
 // `text` as an RFC 4180 field: quoted, with quotes doubled, when it holds
-// a comma, a quote, CR or LF; as it is otherwise.
+// a comma, a quote, CR or LF; as it is otherwise. Text that starts with =,
+// +, -, @, a tab or CR, which spreadsheets run as a formula, gets a leading
+// single quote first (OWASP's advice on CSV injection).
 std::string CsvField(std::string_view text);
 
 // A header line, then one line per span with the columns of

@@ -15,6 +15,7 @@
 #include "common/clock_now.h"
 #include "common/this_thread.h"
 #include "storage/batch_writer.h"
+#include "storage/database_files.h"
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
 #include "storage/rolling_window.h"
@@ -320,6 +321,9 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
       return Status::IoError(options.db_path + ": cannot create folder " + folder.string() + ": " +
                              error.message());
     }
+  }
+  if (Status owner_only = MakeDatabaseFilesOwnerOnly(options.db_path); !owner_only.ok()) {
+    return owner_only;
   }
   Result<std::unique_ptr<SqliteConnection>> db = SqliteConnection::Open(
       options.db_path, SqliteOpenMode::kReadWriteCreate, kWriterBusyTimeoutMs);

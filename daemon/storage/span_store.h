@@ -65,8 +65,9 @@ class SpanStore {
  public:
   virtual ~SpanStore() = default;
 
-  // Opens or creates the database, migrates its schema, and starts the
-  // writer thread. Errors name the path and the cause.
+  // Opens or creates the database (its files 0600 whatever the umask:
+  // storage/database_files.h), migrates its schema, and starts the writer
+  // thread. Errors name the path and the cause.
   static Result<std::unique_ptr<SpanStore>> Open(const StoreOptions& options);
 
   // Reads what a restarted daemon needs. REQUIRES: before the first Submit.

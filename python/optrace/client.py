@@ -9,7 +9,7 @@ import grpc
 
 from optrace.errors import error_for
 from optrace.messages import Rows, to_python
-from optrace.paths import default_socket
+from optrace.paths import default_socket, fallback_socket_folder, socket_folder_problem
 from optrace.tail import Tail
 from optrace.trimmed import warn_if_trimmed
 from optrace.v1 import optrace_pb2 as pb
@@ -82,7 +82,9 @@ class Client:
     Nothing connects until the first call. Methods raise optrace.Error
     subclasses (InvalidArgumentError, NotFoundError, ...) with the daemon's
     message, and ValueError / TypeError for arguments they can tell are
-    wrong. A Client may be shared by threads; close() (or `with`) frees it.
+    wrong. The constructor raises PermissionError for the fallback socket
+    folder (/tmp/optrace-$UID) when another user owns it or others can
+    write to it. A Client may be shared by threads; close() (or `with`) frees it.
     """
 
     def __init__(self, socket=None, server=None, tls_ca=None, timeout=15.0):
@@ -92,6 +94,11 @@ class Client:
                 raise ValueError("tls_ca needs server='HOST:PORT': the Unix socket is not "
                                  "encrypted")
             self.address = os.fspath(socket) if socket is not None else default_socket()
+            folder = os.path.dirname(self.address)
+            if folder == fallback_socket_folder():
+                problem = socket_folder_problem(folder, os.getuid())
+                if problem:
+                    raise PermissionError(problem)
             self._channel = grpc.insecure_channel("unix:" + self.address, options=options)
         else:
             host, sep, port = server.rpartition(":")

@@ -8,17 +8,6 @@
 namespace optrace::cli {
 namespace {
 
-TEST(IsLoopbackHostTest, LoopbackNames_Recognised) {
-  EXPECT_TRUE(IsLoopbackHost("localhost"));
-  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
-  EXPECT_TRUE(IsLoopbackHost("127.1.2.3"));
-  EXPECT_TRUE(IsLoopbackHost("::1"));
-  EXPECT_TRUE(IsLoopbackHost("[::1]"));
-  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
-  EXPECT_FALSE(IsLoopbackHost("example.com"));
-  EXPECT_FALSE(IsLoopbackHost("1127.0.0.1"));
-}
-
 TEST(ConnectionTest, Socket_AddressIsThePath) {
   CliError error;
   const auto c = Connection::Open({"/tmp/x/optraced.sock", "", ""}, &error);

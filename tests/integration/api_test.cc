@@ -3,9 +3,15 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -163,6 +169,70 @@ TEST_F(ApiTest, GetStatus_ProducerCountsNamesCapped_ShownLiveAndAfterItEnded) {
   ASSERT_TRUE(stub_->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok());
   EXPECT_EQ(status.drops().names_capped(), 0u) << "no session runs";
   EXPECT_EQ(status.all_sessions_drops().names_capped(), 4097u);
+}
+
+// User and system CPU time of process `pid` so far, in clock ticks.
+uint64_t CpuTicksOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {  // fields 14 and 15 of proc(5)
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return utime + stime;
+}
+
+// Issue 29, finding 4: at its fd limit the daemon cannot accept the
+// connections waiting in its backlog; it pauses accepting (and counts it)
+// instead of spinning on poll at 100% CPU, and serves again once fds are
+// free.
+TEST_F(ApiTest, Malicious_ConnectionsPastTheFdLimit_AcceptPausesInsteadOfSpinningAndCounts) {
+  const pid_t pid = daemon_.pid();
+  size_t open_fds = 0;
+  for ([[maybe_unused]] const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    ++open_fds;
+  }
+  rlimit before{};
+  ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, nullptr, &before), 0) << std::strerror(errno);
+  const rlimit low{open_fds + 16, before.rlim_max};  // the soft limit: restored without privileges
+  ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, &low, nullptr), 0) << std::strerror(errno);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, daemon_.socket_path().c_str(), sizeof addr.sun_path - 1);
+  std::vector<int> clients;
+  for (int i = 0; i < 64; ++i) {  // the backlog (128) keeps those it cannot accept
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    clients.push_back(fd);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0)
+        << std::strerror(errno);
+  }
+  std::this_thread::sleep_for(500ms);
+  const uint64_t ticks_before = CpuTicksOf(pid);
+  std::this_thread::sleep_for(1s);
+  const uint64_t ticks = CpuTicksOf(pid) - ticks_before;
+  for (const int fd : clients) ::close(fd);
+  ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, &before, nullptr), 0) << std::strerror(errno);
+  EXPECT_LT(ticks, static_cast<uint64_t>(::sysconf(_SC_CLK_TCK)) / 10)
+      << "clock ticks of CPU in 1 s at the fd limit";
+  uint64_t paused = 0;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext ctx;
+        v1::GetStatusResponse status;
+        if (!stub_->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok()) return false;
+        paused = status.counters().contains("accepts_paused_fd_limit")
+                     ? status.counters().at("accepts_paused_fd_limit")
+                     : 0;
+        return paused > 0;
+      },
+      10s))
+      << "accepts_paused_fd_limit " << paused << "\n"
+      << daemon_.log();
 }
 
 TEST_F(ApiTest, Socket_Mode0660) {

@@ -1,10 +1,16 @@
 // optraced end to end: a real daemon, real producer processes, a real
 // SQLite file read back through the storage reader.
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -37,6 +43,25 @@ using testing::StartTestProducer;
 using testing::StoredSession;
 using testing::Subprocess;
 using testing::WaitUntil;
+
+// The permission bits of `path`, or -1 when it cannot be stat'ed.
+int ModeOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+}
+
+// What open(path, O_RDONLY) gives uid and gid 65534 (nobody): 0 when it
+// opens, else its errno.
+int OpenErrnoAsNobody(const std::string& path) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(255);
+    _exit(::open(path.c_str(), O_RDONLY) >= 0 ? 0 : errno);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 // Events a stored span accounts for.
 uint64_t EventsOf(const Span& s) { return s.status == SpanStatus::kOk ? 2 : 1; }
@@ -263,8 +288,71 @@ TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {
   const auto status = daemon.Wait(20s);
   ASSERT_TRUE(status.has_value());
   EXPECT_NE(status->code, 0);
-  EXPECT_NE(daemon.stderr_text().find("is writable by everyone"), std::string::npos)
+  EXPECT_NE(daemon.stderr_text().find("socket folder " + run + " is owned by uid " +
+                                      std::to_string(::getuid())),
+            std::string::npos)
       << daemon.stderr_text();
+  EXPECT_NE(daemon.stderr_text().find("with mode 0777"), std::string::npos) << daemon.stderr_text();
+}
+
+// Issue 29 (the database files' modes): whatever umask it starts with, the
+// daemon keeps its database, -wal and -shm to its own uid, and makes the
+// files of an existing database so when it opens them.
+TEST_F(DaemonTest, Malicious_DatabaseFilesUnderUmask0002_OwnerOnlyAndFixedAtOpen) {
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to try the database as another user";
+  ASSERT_EQ(::chmod(folder_.path().c_str(), 0755), 0);  // only the files' modes keep others out
+  const std::string db = daemon_.db_path();
+  const auto start_under_umask_0002 = [&] {
+    const mode_t old = ::umask(0002);
+    const bool started = daemon_.Start();
+    ::umask(old);
+    return started;
+  };
+  ASSERT_TRUE(start_under_umask_0002()) << daemon_.log();
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    EXPECT_EQ(ModeOf(file), 0600) << file;
+  }
+  EXPECT_EQ(OpenErrnoAsNobody(db), EACCES);
+
+  daemon_.Kill();  // leaves -wal and -shm behind, as a crash does
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    ASSERT_EQ(::chmod(file.c_str(), 0664), 0) << file << ": " << std::strerror(errno);
+  }
+  ASSERT_TRUE(start_under_umask_0002()) << daemon_.log();
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    EXPECT_EQ(ModeOf(file), 0600) << file << " of an existing database";
+  }
+  EXPECT_EQ(OpenErrnoAsNobody(db), EACCES);
+}
+
+// The "Max open files" soft and hard limits of process `pid`, as
+// /proc/PID/limits writes them ("1024", "unlimited").
+std::pair<std::string, std::string> OpenFileLimitsOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Max open files", 0) != 0) continue;
+    std::istringstream fields(line.substr(std::strlen("Max open files")));
+    std::string soft, hard;
+    fields >> soft >> hard;
+    return {soft, hard};
+  }
+  return {};
+}
+
+// Issue 29, finding 4: the daemon takes the open files its hard limit
+// allows, not the soft limit it was started with.
+TEST_F(DaemonTest, SoftFdLimitBelowHard_RaisedToHardAtStart) {
+  rlimit ours{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &ours), 0);
+  if (ours.rlim_max <= 256) GTEST_SKIP() << "hard limit " << ours.rlim_max << ": nothing to raise";
+  const rlimit low{256, ours.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  const bool started = daemon_.Start();  // inherits the soft limit of 256
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &ours), 0);
+  ASSERT_TRUE(started) << daemon_.log();
+  const auto [soft, hard] = OpenFileLimitsOf(daemon_.pid());
+  EXPECT_NE(soft, "256");
+  EXPECT_EQ(soft, hard);
 }
 
 TEST_F(DaemonTest, SecondDaemonSameNamespace_RefusedNamingTheFirst) {

@@ -49,7 +49,8 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
   state.serving = {.tail_records_published = 11,
                    .tail_items_skipped = 12,
                    .streams_open = 13,
-                   .stream_bytes_in_flight = 14};
+                   .stream_bytes_in_flight = 14,
+                   .accepts_paused_fd_limit = 15};
   state.store.batches_committed = 21;
   state.store.spans_committed = 22;
   state.store.batches_refused = 23;
@@ -65,6 +66,7 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
       {"tail_items_skipped", 12},
       {"streams_open", 13},
       {"stream_bytes_in_flight", 14},
+      {"accepts_paused_fd_limit", 15},
       {"batches_committed", 21},
       {"spans_committed", 22},
       {"batches_refused", 23},

@@ -369,6 +369,22 @@ TEST_F(SessionExportTest, CsvField_SpecialCharacters_QuotedWithQuotesDoubled) {
   EXPECT_EQ(CsvField("back\\slash"), "back\\slash");
 }
 
+// Issue 29, finding 11: op names and tags come from producers, and a cell a
+// spreadsheet would run as a formula starts with a single quote (OWASP's
+// CSV injection advice), then is quoted as any other field.
+TEST_F(SessionExportTest, Malicious_CsvFieldLikeAFormula_StartsWithAQuote) {
+  EXPECT_EQ(CsvField("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(CsvField("=1+2"), "'=1+2");
+  EXPECT_EQ(CsvField("+1"), "'+1");
+  EXPECT_EQ(CsvField("-2+3"), "'-2+3");
+  EXPECT_EQ(CsvField("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(CsvField("\t=1"), "'\t=1");
+  EXPECT_EQ(CsvField("\r=1"), "\"'\r=1\"");
+  EXPECT_EQ(CsvField("=a,b"), "\"'=a,b\"");
+  EXPECT_EQ(CsvField("a=b+c"), "a=b+c");  // only the first character counts
+  EXPECT_EQ(CsvField("'quoted"), "'quoted");
+}
+
 TEST_F(SessionExportTest, JsonString_QuotesBackslashesControlsAndBadUtf8_StillValidJson) {
   for (const std::string& text : {kTrickyName, kTrickyTag, std::string("bad \xff\xfe utf8"),
                                   std::string("nul \0 inside", 12)}) {
