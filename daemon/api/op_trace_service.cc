@@ -34,6 +34,8 @@ grpc::Status ToGrpc(const Status& st) {
       return {StatusCode::PERMISSION_DENIED, st.message()};
     case Status::Code::kUnavailable:
       return {StatusCode::UNAVAILABLE, st.message()};
+    case Status::Code::kResourceExhausted:
+      return {StatusCode::RESOURCE_EXHAUSTED, st.message()};
     default:
       return {StatusCode::INTERNAL, st.message()};
   }

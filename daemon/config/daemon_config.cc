@@ -244,6 +244,10 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadUnitValue<ParseDurationNs, kDurationLike10m>, &C::keep_last_ns>("keep_last", kRestart),
     Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_last_bytes>("keep_last_bytes",
                                                                             kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_session_max_bytes>(
+        "keep_session_max_bytes", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_uid_max_bytes>("keep_uid_max_bytes",
+                                                                               kRestart),
     Key<ReadUids, &C::allowed_uids>("allowed_uids", kRestart),
     Key<ReadString, &C::socket_group>("socket_group", kRestart),
     Key<ReadString, &C::admin_group>("admin_group", kRestart),

@@ -172,8 +172,24 @@ ALTER TABLE sessions ADD COLUMN full_ring_wait_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN full_ring_wait_timeouts INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 7: keeps, the ranges of a session that trimming passes over
+// (storage/keep_recorder.h). Self-contained (one table, nothing else
+// touched) so that it can take another number when migrations meet.
+// A session's keeps are disjoint, so its first_ns identifies one.
+constexpr const char* kSchemaV7 = R"sql(
+CREATE TABLE keeps(
+  session_id INTEGER NOT NULL,
+  first_ns INTEGER NOT NULL,
+  last_ns INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_ns INTEGER NOT NULL,
+  PRIMARY KEY (session_id, first_ns)) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5}, {6, kSchemaV6},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

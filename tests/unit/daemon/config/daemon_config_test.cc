@@ -32,6 +32,8 @@ retention_max_age = "12h"
 uid_max_bytes = "100MiB"
 keep_last = "30s"
 keep_last_bytes = "64MiB"
+keep_session_max_bytes = "8MiB"
+keep_uid_max_bytes = "32MiB"
 allowed_uids = [1000, 1001]
 socket_group = "trace-users"
 admin_group = "tracers"
@@ -50,6 +52,8 @@ level = "trace"
   EXPECT_EQ(c.uid_max_bytes, 100ULL << 20);
   EXPECT_EQ(c.keep_last_ns, 30LL * 1'000'000'000);
   EXPECT_EQ(c.keep_last_bytes, 64ULL << 20);
+  EXPECT_EQ(c.keep_session_max_bytes, 8ULL << 20);
+  EXPECT_EQ(c.keep_uid_max_bytes, 32ULL << 20);
   EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
   EXPECT_EQ(c.socket_group, "trace-users");
   EXPECT_EQ(c.admin_group, "tracers");
@@ -278,6 +282,8 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"uid_max_bytes", R"("100MiB")"},
     {"keep_last", R"("30s")"},
     {"keep_last_bytes", R"("64MiB")"},
+    {"keep_session_max_bytes", R"("8MiB")"},
+    {"keep_uid_max_bytes", R"("32MiB")"},
     {"allowed_uids", "[1000, 1001]"},
     {"socket_group", R"("trace-users")"},
     {"admin_group", R"("tracers")"},
