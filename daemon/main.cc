@@ -176,6 +176,7 @@ int Run(const Flags& flags) {
   store_options.keep_last_bytes = config.keep_last_bytes;
   store_options.keep_session_max_bytes = config.keep_session_max_bytes;
   store_options.keep_uid_max_bytes = config.keep_uid_max_bytes;
+  store_options.keep_after_ns = config.keep_after_ns;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {
     LogError("{}", store.status().message());

@@ -61,6 +61,11 @@ struct DaemonConfig {
   // and per uid; 0 = unbounded, but never over half of retention_max_bytes.
   uint64_t keep_session_max_bytes = uint64_t{64} << 20;
   uint64_t keep_uid_max_bytes = uint64_t{256} << 20;
+  // The window a keep triggered at a moment holds around it (a crash, a
+  // slow op): keep_before before and keep_after after. keep_after also
+  // bounds how far any keep may reach past its session's newest span.
+  int64_t keep_before_ns = 30LL * 1'000'000'000;
+  int64_t keep_after_ns = 10LL * 1'000'000'000;
   std::vector<uint32_t> allowed_uids;         // producers of these uids are served too
   std::string socket_group = "optrace";       // members may connect to the socket
   std::string admin_group = "optrace-admin";  // members see and control every uid's sessions

@@ -40,6 +40,10 @@ struct KeepBudget {
   // All keeps of the database: half of retention_max_bytes, so that keeps
   // can never hold the database over its cap (SpanStore::Open sets it).
   uint64_t database_max_bytes = 0;
+  // How far past the session's newest stored span start a keep may reach
+  // (keep_after): pages that arrive later in a kept range are kept without
+  // having been counted, so a range is cut at newest + this. 0 = no bound.
+  int64_t max_ahead_ns = 0;
 };
 
 // Kept bytes held now, by the session, its uid and the whole database,

@@ -1,5 +1,6 @@
 #include "storage/keep_recorder.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
@@ -79,19 +80,25 @@ Result<KeepRecord> KeepRecorder::Resolve(const KeepRequest& request, int64_t now
     return Status::InvalidArgument("keep of " + session + ": duration " +
                                    std::to_string(request.last_duration_ns) + " ns is negative");
   }
+  select_newest_.BindUint64(1, request.session);
+  ScopedStatementReset reset(select_newest_);
+  Result<bool> row = select_newest_.Step();
+  if (!row.ok()) return row.status();
+  if (!row.value() || select_newest_.ColumnInt64(0) == 0) {
+    return Status::InvalidArgument("keep of " + session + ": it has no stored spans to keep");
+  }
+  const int64_t newest_ns = select_newest_.ColumnInt64(1);
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   if (request.last_duration_ns > 0) {
-    select_newest_.BindUint64(1, request.session);
-    ScopedStatementReset reset(select_newest_);
-    Result<bool> row = select_newest_.Step();
-    if (!row.ok()) return row.status();
-    if (!row.value() || select_newest_.ColumnInt64(0) == 0) {
-      return Status::InvalidArgument("keep of " + session +
-                                     ": it has no stored spans to keep the last of");
-    }
-    keep.last_ns = select_newest_.ColumnInt64(1);
-    keep.first_ns = keep.last_ns > std::numeric_limits<int64_t>::min() + request.last_duration_ns
-                        ? keep.last_ns - request.last_duration_ns
-                        : std::numeric_limits<int64_t>::min();
+    keep.last_ns = newest_ns;
+    keep.first_ns =
+        newest_ns > kMin + request.last_duration_ns ? newest_ns - request.last_duration_ns : kMin;
+  }
+  if (budget_.max_ahead_ns > 0) {
+    const int64_t ahead_ns =
+        newest_ns < kMax - budget_.max_ahead_ns ? newest_ns + budget_.max_ahead_ns : kMax;
+    keep.last_ns = std::min(keep.last_ns, ahead_ns);
   }
   if (keep.first_ns > keep.last_ns) {
     return Status::InvalidArgument("keep of " + session + ": first_ns " +

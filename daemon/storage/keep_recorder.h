@@ -31,12 +31,14 @@ class KeepRecorder {
   static Result<std::unique_ptr<KeepRecorder>> Create(SqliteConnection& db, KeepBudget budget);
 
   // Records `request` at wall clock `now_ns`, in one transaction: resolves
-  // a last_duration_ns against the session's newest stored span start,
+  // a last_duration_ns against the session's newest stored span start
+  // (a duration longer than the session keeps all of it), cuts the range
+  // at that start + KeepBudget::max_ahead_ns,
   // merges it with the session's keeps it overlaps or touches (MergeKeep),
   // measures the merged range's page bytes, and stores it when the budgets
   // allow (CheckKeepBudget). Returns the stored (merged) keep. Errors:
   // kNotFound for an unknown session; kInvalidArgument for first_ns >
-  // last_ns, a negative duration, or a duration on a session without
+  // last_ns (after the cut), a negative duration, or a session without
   // stored spans; kResourceExhausted over a budget (nothing stored);
   // SQLite's.
   Result<KeepRecord> Record(const KeepRequest& request, int64_t now_ns);

@@ -397,7 +397,8 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   // always has unkept data to trim or ended sessions to delete.
   const KeepBudget budget{.session_max_bytes = options.keep_session_max_bytes,
                           .uid_max_bytes = options.keep_uid_max_bytes,
-                          .database_max_bytes = options.retention_max_bytes / 2};
+                          .database_max_bytes = options.retention_max_bytes / 2,
+                          .max_ahead_ns = options.keep_after_ns};
   Result<std::unique_ptr<KeepRecorder>> keeps = KeepRecorder::Create(*db.value(), budget);
   if (!keeps.ok()) return keeps.status();
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,

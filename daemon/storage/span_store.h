@@ -26,6 +26,8 @@ struct StoreOptions {
   uint64_t keep_last_bytes = 0;         // page bytes per session's window; 0 = unbounded
   uint64_t keep_session_max_bytes = 0;  // what one session's keeps hold; 0 = unbounded
   uint64_t keep_uid_max_bytes = 0;      // what one uid's keeps hold; 0 = unbounded
+  // How far a keep may reach past its session's newest stored span; 0 = no bound.
+  int64_t keep_after_ns = 0;
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

@@ -1,13 +1,15 @@
 // The rolling window end to end (issue 25): a real optraced with a short
 // --keep-last and a real producer tracing until stopped. The window trims
 // while it runs, every span is stored or counted as trimmed, and GetStatus
-// (what `optrace status` prints) and the session say so.
+// (what `optrace status` prints) and the session say so; a range kept
+// while it runs (KeepRange) survives the window.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "daemon_process.h"
 #include "optrace/v1/optrace.grpc.pb.h"
@@ -93,6 +95,85 @@ TEST(WindowTest, KeepLast_ProducerRuns_WindowTrimsBoundedAndCounted) {
   ASSERT_TRUE(stub->GetSession(&session_context, request, &session).ok());
   EXPECT_EQ(session.session().spans_trimmed(), record.trim.spans);
   EXPECT_EQ(session.session().trimmed_before_unix_ns(), record.trim.before_ns);
+  EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// The spans of `session` that started in [first_ns, last_ns].
+uint64_t SpansIn(StoreView& store, daemon::SessionId session, int64_t first_ns, int64_t last_ns) {
+  uint64_t count = 0;
+  store.ForEachSpan(session, [&](const daemon::Span& span) {
+    if (span.start_ns >= first_ns && span.start_ns <= last_ns) ++count;
+  });
+  return count;
+}
+
+TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
+  testing::TempFolder folder;
+  DaemonProcess daemon(folder.path(), {"--keep-last", "1s"});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--forever", "--rate", "20000"});
+  StoreView store(daemon.db_path());
+  std::optional<daemon::SessionRecord> record;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        return record && record->spans > 10'000;
+      },
+      30s))
+      << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext keep_context;
+  v1::KeepRangeRequest keep_request;
+  keep_request.set_session_id(record->id);
+  keep_request.set_last_ns(200'000'000);
+  keep_request.set_reason("integration");
+  v1::KeepRangeResponse kept;
+  const grpc::Status keep_status = stub->KeepRange(&keep_context, keep_request, &kept);
+  ASSERT_TRUE(keep_status.ok()) << keep_status.error_message();
+  const int64_t first_ns = kept.keep().first_unix_ns();
+  const int64_t last_ns = kept.keep().last_unix_ns();
+  EXPECT_EQ(last_ns - first_ns, 200'000'000);
+  EXPECT_GT(kept.keep().bytes(), 0u);
+  const uint64_t spans_kept = SpansIn(store, record->id, first_ns, last_ns);
+  EXPECT_GT(spans_kept, 1000u) << "200 ms at 20000 ops/s";
+  // The window moves on past the kept range: newer pages than it go.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        return record && record->trim.before_ns > last_ns + kKeepLastNs;
+      },
+      30s))
+      << daemon.log();
+  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
+  producer->Kill(SIGTERM);
+  const auto status = producer->Wait(20s);
+  ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
+  ASSERT_TRUE(store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s)) << daemon.log();
+  // After the session's last pass too: the kept spans are all there, and
+  // nothing older than the window is stored outside the kept range but
+  // for the pages that straddle its edges.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        uint64_t stored = 0;
+        store.ForEachSpan(record->id, [&](const daemon::Span&) { ++stored; });
+        return stored + record->trim.spans == record->spans;
+      },
+      20s));
+  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
+  const uint64_t old_outside =
+      SpansIn(store, record->id, 0, first_ns - kPageSpreadBoundNs - 1) +
+      SpansIn(store, record->id, last_ns + kPageSpreadBoundNs + 1, record->trim.before_ns);
+  EXPECT_EQ(old_outside, 0u);
+  grpc::ClientContext list_context;
+  v1::ListKeepsRequest list_request;
+  list_request.set_session_id(record->id);
+  v1::ListKeepsResponse keeps;
+  ASSERT_TRUE(stub->ListKeeps(&list_context, list_request, &keeps).ok());
+  ASSERT_EQ(keeps.keeps_size(), 1);
+  EXPECT_EQ(keeps.keeps(0).reason(), "integration");
+  EXPECT_EQ(keeps.keeps(0).first_unix_ns(), first_ns);
   EXPECT_EQ(daemon.Stop(), 0);
 }
 

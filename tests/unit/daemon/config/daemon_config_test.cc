@@ -34,6 +34,8 @@ keep_last = "30s"
 keep_last_bytes = "64MiB"
 keep_session_max_bytes = "8MiB"
 keep_uid_max_bytes = "32MiB"
+keep_before = "1m"
+keep_after = "5s"
 allowed_uids = [1000, 1001]
 socket_group = "trace-users"
 admin_group = "tracers"
@@ -54,6 +56,8 @@ level = "trace"
   EXPECT_EQ(c.keep_last_bytes, 64ULL << 20);
   EXPECT_EQ(c.keep_session_max_bytes, 8ULL << 20);
   EXPECT_EQ(c.keep_uid_max_bytes, 32ULL << 20);
+  EXPECT_EQ(c.keep_before_ns, 60LL * 1'000'000'000);
+  EXPECT_EQ(c.keep_after_ns, 5LL * 1'000'000'000);
   EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
   EXPECT_EQ(c.socket_group, "trace-users");
   EXPECT_EQ(c.admin_group, "tracers");
@@ -284,6 +288,8 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"keep_last_bytes", R"("64MiB")"},
     {"keep_session_max_bytes", R"("8MiB")"},
     {"keep_uid_max_bytes", R"("32MiB")"},
+    {"keep_before", R"("1m")"},
+    {"keep_after", R"("5s")"},
     {"allowed_uids", "[1000, 1001]"},
     {"socket_group", R"("trace-users")"},
     {"admin_group", R"("tracers")"},

@@ -108,6 +108,18 @@ TEST_F(KeepRecorderTest, Last_ResolvedBackFromTheNewestSpanStart) {
   EXPECT_EQ(kept->bytes, PageBytes(1, 70, 90));
 }
 
+TEST_F(KeepRecorderTest, FarAhead_CutAtKeepAfterPastTheNewestSpan) {
+  ASSERT_NO_FATAL_FAILURE(Open({.db_path = path_, .keep_after_ns = 5 * kSecond}));
+  ASSERT_NO_FATAL_FAILURE(WritePages(1, 0, 3));
+  Result<KeepRecord> kept = KeepRange(1, 25 * kSecond, 1000 * kSecond);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(kept->first_ns, 25 * kSecond);
+  EXPECT_EQ(kept->last_ns, 35 * kSecond + kPageSpreadNs);
+  // Wholly past the cut: nothing left to keep.
+  EXPECT_EQ(KeepRange(1, 100 * kSecond, 200 * kSecond).status().code(),
+            Status::Code::kInvalidArgument);
+}
+
 TEST_F(KeepRecorderTest, Overlapping_MergedIntoOneRangeWithBothReasons) {
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_NO_FATAL_FAILURE(WritePages(1, 0, 9));
