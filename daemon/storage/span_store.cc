@@ -17,6 +17,7 @@
 #include "common/clock_now.h"
 #include "common/this_thread.h"
 #include "storage/batch_writer.h"
+#include "storage/crash_keep.h"
 #include "storage/keep_recorder.h"
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
@@ -264,6 +265,11 @@ void SqliteSpanStore::WriterLoop() {
     lock.unlock();
     const Status written = writer_->Write(batch);
     if (written.ok() && window_ != nullptr) window_->Note(batch);
+    // Before the window's next pass, which would trim what they keep. A
+    // crash keep refused over a budget is counted; writing goes on either way.
+    if (written.ok()) {
+      for (const KeepRequest& keep : CrashKeeps(batch, options_.keep_before_ns)) RecordKeep(keep);
+    }
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
       FinishHead(written);

@@ -28,6 +28,8 @@ struct StoreOptions {
   uint64_t keep_uid_max_bytes = 0;      // what one uid's keeps hold; 0 = unbounded
   // How far a keep may reach past its session's newest stored span; 0 = no bound.
   int64_t keep_after_ns = 0;
+  // A session that ends crashed keeps this much before its end (CrashKeeps); 0 = none.
+  int64_t keep_before_ns = 0;
 };
 
 // Everything a (re)starting daemon needs to continue where the last one
@@ -60,8 +62,8 @@ struct StoreStatus {
   // Trimmed off running sessions by retention_max_bytes or uid_max_bytes:
   // what their windows fell short of keep_last.
   uint64_t spans_trimmed_by_cap = 0;
-  uint64_t keeps_recorded = 0;           // Keep calls stored (merged or not)
-  uint64_t keeps_refused_by_budget = 0;  // Keep calls over a keep budget
+  uint64_t keeps_recorded = 0;           // keeps stored (merged or not), every trigger
+  uint64_t keeps_refused_by_budget = 0;  // keeps over a keep budget, every trigger
 };
 
 class SpanStore {

@@ -1,7 +1,8 @@
 // `optrace keep` and `optrace keeps` against a real daemon: a kept range
-// printed and listed (table and JSON), merged keeps shown once, and the
-// errors of an unknown session.
+// printed and listed (table and JSON), merged keeps shown once, a crash's
+// keep, and the errors of an unknown session.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <regex>
 
@@ -10,7 +11,9 @@
 namespace optrace::cli::testing {
 namespace {
 
+using namespace std::chrono_literals;
 using optrace::testing::SplitLines;
+using optrace::testing::WaitUntil;
 
 class KeepTest : public CliTest {};
 
@@ -46,6 +49,36 @@ TEST_F(KeepTest, KeepThenKeeps_RangeListedAndMerged) {
   ASSERT_EQ(keeps.size(), 1u);
   EXPECT_EQ(keeps[0]["first_unix_ns"], keep["first_unix_ns"]);
   EXPECT_EQ(keeps[0]["session_id"], p.session_id);
+}
+
+// Issue 25: a crash keeps the ops left open and the window before it.
+TEST_F(KeepTest, HeldOpThenKilled_CrashKeepFromTheOpenOp) {
+  auto producer = StartTestProducer({"--ops", "10", "--hold-open", "rms_norm"});
+  ASSERT_TRUE(producer->WaitForLine("holding=", 20s).has_value());
+  const nlohmann::json session = WaitForSession(static_cast<uint32_t>(producer->pid()), false);
+  ASSERT_TRUE(session.is_object()) << daemon_.log();
+  const std::string id = std::to_string(session["id"].get<uint64_t>());
+  producer->Kill(SIGKILL);
+  producer->Wait(10s);
+  const nlohmann::json ended = WaitForSession(static_cast<uint32_t>(producer->pid()), true);
+  ASSERT_TRUE(ended.is_object());
+  ASSERT_EQ(ended["state"], "crashed");
+  nlohmann::json keeps;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        keeps = JsonMember(Cli({"keeps", id, "--json"}).out, "keeps");
+        return keeps.size() == 1;
+      },
+      10s))
+      << keeps.dump();
+  EXPECT_EQ(keeps[0]["reason"], "crash");
+  EXPECT_EQ(keeps[0]["last_unix_ns"], ended["end_unix_ns"]);
+  const auto open = JsonMember(Cli({"sessions", "show", id, "--json"}).out, "open_ops");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_LE(keeps[0]["first_unix_ns"].get<int64_t>(), open[0]["start_unix_ns"].get<int64_t>());
+  EXPECT_GT(keeps[0]["bytes"].get<uint64_t>(), 0u);
+  const CliRun status = Cli({"status", "--json"});
+  EXPECT_EQ(JsonMember(status.out, "counters")["keeps_recorded"], 1);
 }
 
 TEST_F(KeepTest, UnknownSession_NoSessionExit1) {
