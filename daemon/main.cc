@@ -178,6 +178,7 @@ int Run(const Flags& flags) {
   store_options.keep_uid_max_bytes = config.keep_uid_max_bytes;
   store_options.keep_after_ns = config.keep_after_ns;
   store_options.keep_before_ns = config.keep_before_ns;
+  store_options.keep_rules = config.keep_rules;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {
     LogError("{}", store.status().message());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/keep.h"
 #include "optrace/abi.h"
 
 namespace optrace::daemon {
@@ -66,6 +67,7 @@ struct DaemonConfig {
   // bounds how far any keep may reach past its session's newest span.
   int64_t keep_before_ns = 30LL * 1'000'000'000;
   int64_t keep_after_ns = 10LL * 1'000'000'000;
+  std::vector<KeepRule> keep_rules;           // [[keep_rule]]: latency rules of keeps
   std::vector<uint32_t> allowed_uids;         // producers of these uids are served too
   std::string socket_group = "optrace";       // members may connect to the socket
   std::string admin_group = "optrace-admin";  // members see and control every uid's sessions

@@ -38,6 +38,17 @@ struct KeepRecord {
   bool operator==(const KeepRecord&) const = default;
 };
 
+// A latency rule of the config ([[keep_rule]]): an op named `name` (and
+// tagged `tag`, unless "") slower than `slower_than_ns` keeps the window
+// around it (keep_before before its start, keep_after after its end).
+struct KeepRule {
+  std::string name;
+  std::string tag;
+  int64_t slower_than_ns = 0;
+
+  bool operator==(const KeepRule&) const = default;
+};
+
 }  // namespace optrace::daemon
 
 #endif  // OPTRACE_DAEMON_MODEL_KEEP_H_

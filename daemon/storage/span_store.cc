@@ -19,6 +19,7 @@
 #include "storage/batch_writer.h"
 #include "storage/crash_keep.h"
 #include "storage/keep_recorder.h"
+#include "storage/latency_keep.h"
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
 #include "storage/rolling_window.h"
@@ -61,12 +62,14 @@ class SqliteSpanStore final : public SpanStore {
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
                   std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
-                  std::unique_ptr<PageTrimmer> trimmer, std::unique_ptr<RollingWindow> window,
-                  std::unique_ptr<Retention> retention, uint64_t db_bytes)
+                  std::unique_ptr<LatencyKeepRules> latency, std::unique_ptr<PageTrimmer> trimmer,
+                  std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
+                  uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         writer_(std::move(writer)),
         keeps_(std::move(keeps)),
+        latency_(std::move(latency)),
         trimmer_(std::move(trimmer)),
         window_(std::move(window)),
         retention_(std::move(retention)) {
@@ -124,6 +127,7 @@ class SqliteSpanStore final : public SpanStore {
   const std::unique_ptr<SqliteConnection> db_;
   const std::unique_ptr<BatchWriter> writer_;
   const std::unique_ptr<KeepRecorder> keeps_;
+  const std::unique_ptr<LatencyKeepRules> latency_;  // never null; empty without rules
   // Null when neither the window nor retention trims; both borrow it.
   const std::unique_ptr<PageTrimmer> trimmer_;
   const std::unique_ptr<RollingWindow> window_;  // null without a window
@@ -269,6 +273,10 @@ void SqliteSpanStore::WriterLoop() {
     // crash keep refused over a budget is counted; writing goes on either way.
     if (written.ok()) {
       for (const KeepRequest& keep : CrashKeeps(batch, options_.keep_before_ns)) RecordKeep(keep);
+      if (!latency_->empty()) {
+        latency_->NoteStrings(batch.new_strings);
+        for (const KeepRequest& keep : latency_->Keeps(batch)) RecordKeep(keep);
+      }
     }
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
@@ -359,6 +367,25 @@ Status ConfigureWriter(SqliteConnection& db) {
   return db.Exec("PRAGMA journal_size_limit = " + std::to_string(kJournalSizeLimitBytes));
 }
 
+// Tells `latency` the ids of the rule strings already in the dictionary.
+Status ResolveStoredStrings(SqliteConnection& db, LatencyKeepRules* latency) {
+  if (latency->empty()) return Status::Ok();
+  Result<SqliteStatement> select = db.Prepare("SELECT id FROM strings WHERE text = ?");
+  if (!select.ok()) return select.status();
+  for (const std::string& text : latency->RuleStrings()) {
+    select->BindText(1, text);
+    std::vector<std::pair<StringId, std::string>> found;
+    while (true) {
+      Result<bool> row = select->Step();
+      if (!row.ok()) return row.status();
+      if (!row.value()) break;
+      found.emplace_back(select->ColumnUint64(0), text);
+    }
+    latency->NoteStrings(found);
+  }
+  return Status::Ok();
+}
+
 Status CheckOptions(const StoreOptions& options) {
   if (options.db_path.empty()) return Status::InvalidArgument("store: db_path is empty");
   if (options.max_queued_batches == 0) {
@@ -407,6 +434,10 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
                           .max_ahead_ns = options.keep_after_ns};
   Result<std::unique_ptr<KeepRecorder>> keeps = KeepRecorder::Create(*db.value(), budget);
   if (!keeps.ok()) return keeps.status();
+  auto latency = std::make_unique<LatencyKeepRules>(options.keep_rules, options.keep_before_ns,
+                                                    options.keep_after_ns);
+  Status resolved = ResolveStoredStrings(*db.value(), latency.get());
+  if (!resolved.ok()) return resolved;
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
                                options.uid_max_bytes};
   const WindowLimits limits{options.keep_last_ns, options.keep_last_bytes};
@@ -427,9 +458,10 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   Result<uint64_t> bytes = db.value()->BytesOnDisk();
   if (!bytes.ok()) return bytes.status();
   try {
-    return std::unique_ptr<SpanStore>(new SqliteSpanStore(
-        options, std::move(db).value(), std::move(writer).value(), std::move(keeps).value(),
-        std::move(trimmer), std::move(window), std::move(retention), bytes.value()));
+    return std::unique_ptr<SpanStore>(
+        new SqliteSpanStore(options, std::move(db).value(), std::move(writer).value(),
+                            std::move(keeps).value(), std::move(latency), std::move(trimmer),
+                            std::move(window), std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

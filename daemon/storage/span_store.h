@@ -30,6 +30,8 @@ struct StoreOptions {
   int64_t keep_after_ns = 0;
   // A session that ends crashed keeps this much before its end (CrashKeeps); 0 = none.
   int64_t keep_before_ns = 0;
+  // Latency rules: a matching op keeps keep_before before it and keep_after after it.
+  std::vector<KeepRule> keep_rules = {};
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

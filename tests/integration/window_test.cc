@@ -2,12 +2,14 @@
 // --keep-last and a real producer tracing until stopped. The window trims
 // while it runs, every span is stored or counted as trimmed, and GetStatus
 // (what `optrace status` prints) and the session say so; a range kept
-// while it runs (KeepRange) survives the window.
+// while it runs (KeepRange) survives the window, and a latency rule keeps
+// the window around slow ops.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <optional>
 
@@ -174,6 +176,60 @@ TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
   ASSERT_EQ(keeps.keeps_size(), 1);
   EXPECT_EQ(keeps.keeps(0).reason(), "integration");
   EXPECT_EQ(keeps.keeps(0).first_unix_ns(), first_ns);
+  EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// Issue 25: a latency rule of the config keeps the window around each op
+// of its name slower than its threshold; a rule the ops stay under keeps
+// nothing.
+TEST(WindowTest, LatencyRule_SlowOps_WindowAroundThemKept) {
+  testing::TempFolder folder;
+  const std::string config = folder.path() + "/optraced.toml";
+  {
+    std::ofstream out(config);
+    out << "[[keep_rule]]\nname = \"sleep_5ms\"\nslower_than = \"4ms\"\n"
+           "[[keep_rule]]\nname = \"sleep_2ms\"\nslower_than = \"50ms\"\n";
+  }
+  DaemonProcess daemon(folder.path(), {"--config", config});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--sleeps"});
+  const auto status = producer->Wait(60s);
+  ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
+  StoreView store(daemon.db_path());
+  const auto ended = store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s);
+  ASSERT_TRUE(ended) << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  v1::ListKeepsResponse keeps;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext context;
+        v1::ListKeepsRequest request;
+        request.set_session_id(ended->id);
+        keeps.Clear();
+        return stub->ListKeeps(&context, request, &keeps).ok() && keeps.keeps_size() > 0;
+      },
+      10s))
+      << daemon.log();
+  // Ten slow ops within milliseconds: their 40 s windows merge into one.
+  ASSERT_EQ(keeps.keeps_size(), 1);
+  EXPECT_EQ(keeps.keeps(0).reason(), "slow: sleep_5ms");
+  // From keep_before before the first slow op to keep_after after the last
+  // one (cut at keep_after past the newest span). A sleep_2ms that the
+  // scheduler stretched past 5 ms may count as slow here: bounds, not
+  // equalities.
+  int64_t first_any = std::numeric_limits<int64_t>::max();
+  int64_t last_slow = std::numeric_limits<int64_t>::min();
+  store.ForEachSpan(ended->id, [&](const daemon::Span& span) {
+    first_any = std::min(first_any, span.start_ns);
+    if (span.duration_ns >= 5'000'000) last_slow = std::max(last_slow, span.start_ns);
+  });
+  constexpr int64_t kKeepBeforeNs = 30'000'000'000;
+  constexpr int64_t kKeepAfterNs = 10'000'000'000;
+  EXPECT_GE(keeps.keeps(0).first_unix_ns(), first_any - kKeepBeforeNs);
+  EXPECT_LE(keeps.keeps(0).first_unix_ns(), last_slow - kKeepBeforeNs);
+  EXPECT_GE(keeps.keeps(0).last_unix_ns(), last_slow + kKeepAfterNs);
+  EXPECT_GT(keeps.keeps(0).bytes(), 0u);
   EXPECT_EQ(daemon.Stop(), 0);
 }
 

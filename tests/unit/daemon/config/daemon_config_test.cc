@@ -43,6 +43,13 @@ listen = "127.0.0.1:7070"
 [[level_rule]]
 label = "bench-.*"
 level = "trace"
+[[keep_rule]]
+name = "train_step"
+slower_than = "50ms"
+[[keep_rule]]
+name = "matmul"
+tag = "big"
+slower_than = "1ms"
 )"),
                                     &c);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -63,6 +70,9 @@ level = "trace"
   EXPECT_EQ(c.admin_group, "tracers");
   ASSERT_EQ(c.level_rules.size(), 1u);
   EXPECT_EQ(c.level_rules[0].label_pattern, "bench-.*");
+  EXPECT_EQ(c.keep_rules,
+            (std::vector<KeepRule>{{.name = "train_step", .tag = "", .slower_than_ns = 50'000'000},
+                                   {.name = "matmul", .tag = "big", .slower_than_ns = 1'000'000}}));
   EXPECT_TRUE(ValidateConfig(c).ok());
 }
 
@@ -109,6 +119,9 @@ TEST(DaemonConfigTest, Malicious_BadValues_ErrorNamesKeyAndValueAndNothingApplie
       {"colour = \"blue\"", "unknown key 'colour'"},
       {"level = ", "optraced.toml:1"},
       {"[[level_rule]]\nlevel = \"trace\"", "level_rule[0]: label is required"},
+      {"[[keep_rule]]\nslower_than = \"5ms\"", "keep_rule[0]: name is required"},
+      {"[[keep_rule]]\nname = \"x\"", "keep_rule[0]: slower_than is required (above 0)"},
+      {"[[keep_rule]]\nname = \"x\"\nslow = 1", "keep_rule[0].slow: unknown key"},
   };
   for (const Case& c : cases) {
     DaemonConfig config = DefaultConfig();
@@ -290,6 +303,7 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"keep_uid_max_bytes", R"("32MiB")"},
     {"keep_before", R"("1m")"},
     {"keep_after", R"("5s")"},
+    {"keep_rule", R"([{ name = "train_step", slower_than = "50ms" }])"},
     {"allowed_uids", "[1000, 1001]"},
     {"socket_group", R"("trace-users")"},
     {"admin_group", R"("tracers")"},
