@@ -2,6 +2,7 @@
 
 #include "diff_command.h"
 #include "export_command.h"
+#include "keep_command.h"
 #include "level_command.h"
 #include "ops_command.h"
 #include "run_command.h"
@@ -16,8 +17,8 @@ std::vector<CommandSpec> DescribeCommands() {
   std::vector<CommandSpec> commands;
   for (CommandSpec (*describe)() :
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
-        DescribeStatsCommand, DescribeDiffCommand, DescribeExportCommand, DescribeStatusCommand,
-        DescribeRunCommand}) {
+        DescribeStatsCommand, DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand,
+        DescribeKeepsCommand, DescribeStatusCommand, DescribeRunCommand}) {
     commands.push_back(describe());
   }
   return commands;

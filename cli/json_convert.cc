@@ -300,4 +300,19 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"forward", status.has_forward() ? ToJson(status.forward()) : json()}};
 }
 
+json ToJson(const v1::Keep& keep) {
+  return {{"session_id", keep.session_id()},
+          {"first_unix_ns", keep.first_unix_ns()},
+          {"last_unix_ns", keep.last_unix_ns()},
+          {"reason", keep.reason()},
+          {"bytes", keep.bytes()},
+          {"created_unix_ns", keep.created_unix_ns()}};
+}
+
+json ToJson(const v1::ListKeepsResponse& keeps) {
+  json list = json::array();
+  for (const v1::Keep& keep : keeps.keeps()) list.push_back(ToJson(keep));
+  return {{"keeps", list}};
+}
+
 }  // namespace optrace::cli

@@ -37,6 +37,8 @@ nlohmann::json ToJson(const v1::FleetFilter& fleet);
 nlohmann::json ToJson(const v1::ForwardStatus& forward);
 // "forward" is null when the daemon does not forward to ClickHouse.
 nlohmann::json ToJson(const v1::GetStatusResponse& status);
+nlohmann::json ToJson(const v1::Keep& keep);
+nlohmann::json ToJson(const v1::ListKeepsResponse& keeps);
 
 }  // namespace optrace::cli
 

@@ -22,6 +22,7 @@ CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
       }
       return {kExitUsage, NoDaemonMessage(address)};
     case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return {kExitFailure, message};
     case grpc::StatusCode::NOT_FOUND:
       if (session_id)

@@ -4,7 +4,8 @@
 // INVALID_ARGUMENT repeats the daemon's message, exit 2. UNAVAILABLE from
 // a daemon whose ClickHouse failed a fleet query (its message starts with
 // kClickHouseErrorPrefix, docs/api.md) and FAILED_PRECONDITION (fleet
-// queries without ClickHouse) repeat the daemon's message, exit 1.
+// queries without ClickHouse) and RESOURCE_EXHAUSTED (a keep over its
+// budget) repeat the daemon's message, exit 1.
 #ifndef OPTRACE_CLI_RPC_ERROR_H_
 #define OPTRACE_CLI_RPC_ERROR_H_
 

@@ -40,7 +40,8 @@ constexpr int kExitFailure = 1;
 struct Flags {
   std::string config;
   std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
-      retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, forward_clickhouse, node;
+      retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, keep_session_max_bytes,
+      keep_uid_max_bytes, forward_clickhouse, node;
   bool debug = false;
 };
 
@@ -73,6 +74,8 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
       {"--retention-max-bytes", &f.retention_max_bytes, &c->retention_max_bytes},
       {"--uid-max-bytes", &f.uid_max_bytes, &c->uid_max_bytes},
       {"--keep-last-bytes", &f.keep_last_bytes, &c->keep_last_bytes},
+      {"--keep-session-max-bytes", &f.keep_session_max_bytes, &c->keep_session_max_bytes},
+      {"--keep-uid-max-bytes", &f.keep_uid_max_bytes, &c->keep_uid_max_bytes},
   };
   for (const SizeFlag& flag : sizes) {
     if (!*flag.text) continue;
@@ -180,6 +183,11 @@ int Run(const Flags& flags) {
   store_options.uid_max_bytes = config.uid_max_bytes;
   store_options.keep_last_ns = config.keep_last_ns;
   store_options.keep_last_bytes = config.keep_last_bytes;
+  store_options.keep_session_max_bytes = config.keep_session_max_bytes;
+  store_options.keep_uid_max_bytes = config.keep_uid_max_bytes;
+  store_options.keep_after_ns = config.keep_after_ns;
+  store_options.keep_before_ns = config.keep_before_ns;
+  store_options.keep_rules = config.keep_rules;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {
     LogError("{}", store.status().message());
@@ -346,6 +354,12 @@ int main(int argc, char** argv) {
   app.add_option("--keep-last-bytes", flags.keep_last_bytes,
                  "rolling window of a running session: at most this many bytes of span pages "
                  "(default 256MiB; 0 = unbounded)");
+  app.add_option("--keep-session-max-bytes", flags.keep_session_max_bytes,
+                 "keeps: span page bytes one session's kept ranges may hold (default 64MiB; "
+                 "0 = unbounded; all keeps stay within half of --retention-max-bytes)");
+  app.add_option("--keep-uid-max-bytes", flags.keep_uid_max_bytes,
+                 "keeps: span page bytes one uid's kept ranges may hold (default 256MiB; "
+                 "0 = unbounded)");
   bool foreground = true;
   app.add_flag("--foreground", foreground,
                "run in the foreground (the default: for service managers)");

@@ -25,6 +25,7 @@ class Status {
     kPermissionDenied,  // owner or mode rules refuse it
     kIoError,           // the operating system refused an operation
     kUnavailable,       // a service or resource is temporarily unavailable
+    kResourceExhausted, // a budget or quota refuses it (not worth retrying as is)
   };
 
   Status() = default;
@@ -38,6 +39,7 @@ class Status {
   static Status PermissionDenied(std::string msg) { return {Code::kPermissionDenied, std::move(msg)}; }
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
+  static Status ResourceExhausted(std::string msg) { return {Code::kResourceExhausted, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -4,9 +4,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "api/refused_stream.h"
 #include "api/status_report.h"
@@ -34,10 +37,18 @@ grpc::Status ToGrpc(const Status& st) {
       return {StatusCode::PERMISSION_DENIED, st.message()};
     case Status::Code::kUnavailable:
       return {StatusCode::UNAVAILABLE, st.message()};
+    case Status::Code::kResourceExhausted:
+      return {StatusCode::RESOURCE_EXHAUSTED, st.message()};
     default:
       return {StatusCode::INTERNAL, st.message()};
   }
 }
+
+// A KeepRange waits this long for the store's writer, which records keeps
+// between batches.
+constexpr int kKeepTimeoutMs = 10'000;
+// What a caller may give as a keep's reason.
+constexpr size_t kMaxKeepRequestReasonBytes = 200;
 
 grpc::Status DrainBusy() {
   return {StatusCode::UNAVAILABLE, "the daemon's drain thread did not answer in time; try again"};
@@ -447,6 +458,52 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
   };
   FillStatusReport(state, response);
   LimitStatusToCaller(caller, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::KeepRange(grpc::ServerContext* ctx,
+                                       const v1::KeepRangeRequest* request,
+                                       v1::KeepRangeResponse* response) {
+  const bool has_range = request->first_unix_ns() != 0 || request->last_unix_ns() != 0;
+  if (has_range == (request->last_ns() > 0)) {
+    return {StatusCode::INVALID_ARGUMENT,
+            "KeepRange: give either first_unix_ns and last_unix_ns, or last_ns"};
+  }
+  if (request->last_ns() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return {StatusCode::INVALID_ARGUMENT,
+            "KeepRange: last_ns " + std::to_string(request->last_ns()) + " is out of range"};
+  }
+  if (request->reason().size() > kMaxKeepRequestReasonBytes) {
+    return {StatusCode::INVALID_ARGUMENT,
+            "KeepRange: reason of " + std::to_string(request->reason().size()) +
+                " bytes is longer than " + std::to_string(kMaxKeepRequestReasonBytes)};
+  }
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  Result<KeepRecord> kept = ctx_.store->Keep(
+      {.session = record.id,
+       .first_ns = request->first_unix_ns(),
+       .last_ns = request->last_unix_ns(),
+       .last_duration_ns = static_cast<int64_t>(request->last_ns()),
+       .reason = request->reason().empty() ? std::string("keep") : request->reason()},
+      kKeepTimeoutMs);
+  if (!kept.ok()) return ToGrpc(kept.status());
+  ToProto(kept.value(), response->mutable_keep());
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::ListKeeps(grpc::ServerContext* ctx,
+                                       const v1::ListKeepsRequest* request,
+                                       v1::ListKeepsResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  Result<std::vector<KeepRecord>> keeps = reader.value()->Keeps(record.id);
+  if (!keeps.ok()) return ToGrpc(keeps.status());
+  for (const KeepRecord& keep : keeps.value()) ToProto(keep, response->add_keeps());
   return grpc::Status::OK;
 }
 

@@ -76,6 +76,10 @@ class OpTraceService final
                                                     const v1::ExportRequest* request) override;
   grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest* request,
                          v1::GetStatusResponse* response) override;
+  grpc::Status KeepRange(grpc::ServerContext* ctx, const v1::KeepRangeRequest* request,
+                         v1::KeepRangeResponse* response) override;
+  grpc::Status ListKeeps(grpc::ServerContext* ctx, const v1::ListKeepsRequest* request,
+                         v1::ListKeepsResponse* response) override;
 
  private:
   // The stored session `id` if the caller may see it: NOT_FOUND or

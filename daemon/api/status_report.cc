@@ -34,6 +34,8 @@ constexpr FieldCounter<StoreStatus> kStoreCounters[] = {
     {"sessions_deleted_by_retention", &StoreStatus::sessions_deleted_by_retention},
     {"spans_trimmed_by_window", &StoreStatus::spans_trimmed_by_window},
     {"spans_trimmed_by_cap", &StoreStatus::spans_trimmed_by_cap},
+    {"keeps_recorded", &StoreStatus::keeps_recorded},
+    {"keeps_refused_by_budget", &StoreStatus::keeps_refused_by_budget},
 };
 
 constexpr FieldCounter<ForwarderStatus> kForwardCounters[] = {

@@ -218,6 +218,37 @@ constexpr char kDurationLike500ms[] = "a duration like 500ms, 2s or 1m";
 constexpr char kDurationLike10m[] = "a duration like 10m, 30s or 1h (0 keeps everything)";
 constexpr char kSizeLike256MiB[] = "a size like 256MiB or 268435456 (0 = unbounded)";
 
+// [[keep_rule]] tables: name (required), tag (optional), slower_than
+// (required, above 0).
+Status ReadKeepRules(const toml::node& node, const std::string& key, std::vector<KeepRule>* out) {
+  const toml::array* rules = node.as_array();
+  if (rules == nullptr) return Status::InvalidArgument(key + ": expected [[" + key + "]] tables");
+  out->clear();
+  for (size_t i = 0; i < rules->size(); ++i) {
+    const std::string where = key + "[" + std::to_string(i) + "]";
+    const toml::table* t = (*rules)[i].as_table();
+    if (t == nullptr) return Status::InvalidArgument(where + ": expected a table");
+    KeepRule rule;
+    for (const auto& [k, v] : *t) {
+      const std::string field(k.str());
+      Status st = field == "name"  ? ReadString(v, where + ".name", &rule.name)
+                  : field == "tag" ? ReadString(v, where + ".tag", &rule.tag)
+                  : field == "slower_than"
+                      ? ReadUnitValue<ParseDurationNs, kDurationLike500ms>(
+                            v, where + ".slower_than", &rule.slower_than_ns)
+                      : Status::InvalidArgument(where + "." + field +
+                                                ": unknown key (name, tag, slower_than)");
+      if (!st.ok()) return st;
+    }
+    if (rule.name.empty()) return Status::InvalidArgument(where + ": name is required");
+    if (rule.slower_than_ns <= 0) {
+      return Status::InvalidArgument(where + ": slower_than is required (above 0)");
+    }
+    out->push_back(std::move(rule));
+  }
+  return Status::Ok();
+}
+
 // Short names for the table below.
 using C = DaemonConfig;
 using F = ForwardConfig;
@@ -244,6 +275,15 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadUnitValue<ParseDurationNs, kDurationLike10m>, &C::keep_last_ns>("keep_last", kRestart),
     Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_last_bytes>("keep_last_bytes",
                                                                             kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_session_max_bytes>(
+        "keep_session_max_bytes", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike256MiB>, &C::keep_uid_max_bytes>("keep_uid_max_bytes",
+                                                                               kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike500ms>, &C::keep_before_ns>("keep_before",
+                                                                                kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike500ms>, &C::keep_after_ns>("keep_after",
+                                                                               kRestart),
+    Key<ReadKeepRules, &C::keep_rules>("keep_rule", kRestart),
     Key<ReadUids, &C::allowed_uids>("allowed_uids", kRestart),
     Key<ReadString, &C::socket_group>("socket_group", kRestart),
     Key<ReadString, &C::admin_group>("admin_group", kRestart),

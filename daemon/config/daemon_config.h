@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/keep.h"
 #include "optrace/abi.h"
 
 namespace optrace::daemon {
@@ -57,9 +58,19 @@ struct DaemonConfig {
   // defaults): its last 10 minutes, at most 256 MiB of span pages.
   int64_t keep_last_ns = 10LL * 60 * 1'000'000'000;  // 0 = keep everything
   uint64_t keep_last_bytes = uint64_t{256} << 20;    // 0 = unbounded
-  std::vector<uint32_t> allowed_uids;                // producers of these uids are served too
-  std::string socket_group = "optrace";              // members may connect to the socket
-  std::string admin_group = "optrace-admin";         // members see and control every uid's sessions
+  // What keeps may hold (docs/daemon.md: keeps): page bytes per session
+  // and per uid; 0 = unbounded, but never over half of retention_max_bytes.
+  uint64_t keep_session_max_bytes = uint64_t{64} << 20;
+  uint64_t keep_uid_max_bytes = uint64_t{256} << 20;
+  // The window a keep triggered at a moment holds around it (a crash, a
+  // slow op): keep_before before and keep_after after. keep_after also
+  // bounds how far any keep may reach past its session's newest span.
+  int64_t keep_before_ns = 30LL * 1'000'000'000;
+  int64_t keep_after_ns = 10LL * 1'000'000'000;
+  std::vector<KeepRule> keep_rules;           // [[keep_rule]]: latency rules of keeps
+  std::vector<uint32_t> allowed_uids;         // producers of these uids are served too
+  std::string socket_group = "optrace";       // members may connect to the socket
+  std::string admin_group = "optrace-admin";  // members see and control every uid's sessions
   bool debug_log = false;
   std::string node;  // this machine's name in the fleet; "" = the host name
   ForwardConfig forward;

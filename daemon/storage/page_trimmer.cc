@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "storage/keep_recorder.h"
+
 namespace optrace::daemon {
 
 Result<std::unique_ptr<PageTrimmer>> PageTrimmer::Create(SqliteConnection& db) {
@@ -23,13 +25,17 @@ Status PageTrimmer::PrepareStatements() {
       // length() of a blob reads its record header, not its overflow pages.
       {&select_oldest_,
        "SELECT id, first_start_ns, last_start_ns, span_count, length(data) FROM span_pages "
-       "WHERE session_id = ? ORDER BY last_start_ns, id LIMIT ?"},
+       "WHERE session_id = ? ORDER BY last_start_ns, id LIMIT ? OFFSET ?"},
+      {&select_keeps_, kSelectKeepsSql},
       {&delete_page_, "DELETE FROM span_pages WHERE id = ?"},
       // No row, no forwarder: nothing to count.
       {&count_unforwarded_,
        "UPDATE forward_cursor SET spans_lost_to_retention = spans_lost_to_retention + ?2 "
        "WHERE page_id < ?1"},
-      {&delete_instants_, "DELETE FROM instants WHERE session_id = ? AND ts_ns <= ? RETURNING 1"},
+      {&delete_instants_,
+       "DELETE FROM instants WHERE session_id = ?1 AND ts_ns <= ?2 AND NOT EXISTS "
+       "(SELECT 1 FROM keeps WHERE keeps.session_id = ?1 AND first_ns <= ts_ns "
+       "AND ts_ns <= last_ns) RETURNING 1"},
       {&update_session_,
        "UPDATE sessions SET spans_trimmed = spans_trimmed + ?2, "
        "instants_trimmed = instants_trimmed + ?3, "
@@ -55,10 +61,35 @@ Result<SessionExtent> PageTrimmer::Extent(SessionId session) {
                        .oldest_start_ns = select_extent_.ColumnInt64(2)};
 }
 
-Result<std::vector<PageExtent>> PageTrimmer::OldestPages(SessionId session, size_t limit) {
+Result<std::vector<PageExtent>> PageTrimmer::NextToTrim(SessionId session, uint64_t session_bytes,
+                                                        int64_t newest_start_ns,
+                                                        const TrimGoal& goal, size_t limit) {
+  Result<std::vector<KeepRecord>> keeps = LoadKeeps(select_keeps_, session);
+  if (!keeps.ok()) return keeps.status();
+  std::vector<TimeRange> kept;
+  for (const KeepRecord& keep : keeps.value()) {
+    kept.push_back({.first_ns = keep.first_ns, .last_ns = keep.last_ns});
+  }
+  size_t skip = 0;
+  while (true) {
+    Result<std::vector<PageExtent>> oldest = OldestPages(session, limit, skip);
+    if (!oldest.ok()) return oldest.status();
+    TrimChoice choice =
+        ChoosePagesToTrim(oldest.value(), session_bytes, newest_start_ns, goal, kept, limit);
+    // A look that was all kept pages says nothing yet: read on past it.
+    if (!choice.pages.empty() || oldest->size() < limit || choice.passed_over < limit) {
+      return std::move(choice.pages);
+    }
+    skip += choice.passed_over;
+  }
+}
+
+Result<std::vector<PageExtent>> PageTrimmer::OldestPages(SessionId session, size_t limit,
+                                                         size_t skip) {
   std::vector<PageExtent> pages;
   select_oldest_.BindUint64(1, session);
   select_oldest_.BindUint64(2, limit);
+  select_oldest_.BindUint64(3, skip);
   while (true) {
     Result<bool> row = select_oldest_.Step();
     if (!row.ok()) return row.status();

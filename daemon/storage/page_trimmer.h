@@ -52,12 +52,20 @@ class PageTrimmer {
   // (zeros for an unknown one), from the sessions row and two index seeks.
   Result<SessionExtent> Extent(SessionId session);
 
-  // Up to `limit` pages of `session`, oldest first: by last start, then id.
-  Result<std::vector<PageExtent>> OldestPages(SessionId session, size_t limit);
+  // The next pages of `session` to trim towards `goal`, at most `limit`
+  // (ChoosePagesToTrim over its oldest pages, by last start then id), given
+  // that it holds `session_bytes` and its newest span started at
+  // `newest_start_ns`. Passes over the pages of its keeps (never trimmed),
+  // reading on past them `limit` pages at a time, so that a kept range
+  // among its oldest pages does not stop the trimming of newer ones.
+  // Returns no page when the goal, the newest page or the pages' end stop it.
+  Result<std::vector<PageExtent>> NextToTrim(SessionId session, uint64_t session_bytes,
+                                             int64_t newest_start_ns, const TrimGoal& goal,
+                                             size_t limit);
 
-  // Deletes `pages` (of `session`, as OldestPages gave them) and the
-  // session's instants up to the newest last start among them (instants
-  // are trimmed with the spans of their time); adds what went to the
+  // Deletes `pages` (of `session`, as NextToTrim gave them) and the
+  // session's instants up to the newest last start among them but for
+  // those in its keeps (instants are trimmed with the spans of their time); adds what went to the
   // session's spans_trimmed and instants_trimmed, moves its
   // trimmed_before_ns up to that last start, and takes the bytes off its
   // page_bytes. Spans of pages the forwarder has not sent (ids above
@@ -69,10 +77,13 @@ class PageTrimmer {
  private:
   explicit PageTrimmer(SqliteConnection& db) : db_(db) {}
   Status PrepareStatements();
+  // Up to `limit` pages of `session`, oldest first, after the first `skip`.
+  Result<std::vector<PageExtent>> OldestPages(SessionId session, size_t limit, size_t skip);
 
   SqliteConnection& db_;
   SqliteStatement select_extent_;
   SqliteStatement select_oldest_;
+  SqliteStatement select_keeps_;
   SqliteStatement delete_page_;
   SqliteStatement count_unforwarded_;
   SqliteStatement delete_instants_;

@@ -22,8 +22,13 @@ constexpr int kCheckpointWaitMs = 200;
 // sessions comes last so that a half-done pass never leaves rows without
 // their session.
 constexpr std::pair<const char*, const char*> kSessionTables[] = {
-    {"span_pages", "session_id"},  {"instants", "session_id"},     {"op_aggregates", "session_id"},
-    {"open_halves", "session_id"}, {"ring_cursors", "session_id"}, {"sessions", "id"},
+    {"span_pages", "session_id"},
+    {"instants", "session_id"},
+    {"op_aggregates", "session_id"},
+    {"open_halves", "session_id"},
+    {"ring_cursors", "session_id"},
+    {"keeps", "session_id"},
+    {"sessions", "id"},
 };
 
 // Pages one trim step takes from a running session at most.
@@ -174,11 +179,11 @@ Result<bool> Retention::ReduceUid(uint32_t uid, uint64_t excess, std::vector<Ses
     Result<SessionExtent> extent = trimmer_.Extent(session->id);
     if (!extent.ok()) return extent.status();
     const size_t look = std::min(*trim_budget, kPagesPerStep);
-    Result<std::vector<PageExtent>> oldest = trimmer_.OldestPages(session->id, look);
-    if (!oldest.ok()) return oldest.status();
     const TrimGoal goal{.max_bytes = extent->page_bytes - std::min(extent->page_bytes, excess)};
-    const std::vector<PageExtent> chosen = ChoosePagesToTrim(
-        oldest.value(), extent->page_bytes, extent->newest_start_ns, goal, {}, look);
+    Result<std::vector<PageExtent>> next =
+        trimmer_.NextToTrim(session->id, extent->page_bytes, extent->newest_start_ns, goal, look);
+    if (!next.ok()) return next.status();
+    const std::vector<PageExtent>& chosen = next.value();
     if (chosen.empty()) continue;
     Result<SqliteTransaction> transaction =
         SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);

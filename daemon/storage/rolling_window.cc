@@ -62,23 +62,21 @@ Result<bool> RollingWindow::TrimSession(SessionId session, size_t* budget,
   uint64_t bytes = extent->page_bytes;
   while (*budget > 0) {
     const size_t look = std::min(*budget, kPagesPerLook);
-    Result<std::vector<PageExtent>> oldest = trimmer_.OldestPages(session, look);
-    if (!oldest.ok()) return oldest.status();
-    const std::vector<PageExtent> chosen =
-        ChoosePagesToTrim(oldest.value(), bytes, extent->newest_start_ns, goal, {}, look);
-    if (chosen.empty()) return true;
+    Result<std::vector<PageExtent>> chosen =
+        trimmer_.NextToTrim(session, bytes, extent->newest_start_ns, goal, look);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->empty()) return true;
     if (!*transaction) {
       Result<SqliteTransaction> begun =
           SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);
       if (!begun.ok()) return begun.status();
       transaction->emplace(std::move(begun).value());
     }
-    Result<TrimTotals> trimmed = trimmer_.Trim(session, chosen);
+    Result<TrimTotals> trimmed = trimmer_.Trim(session, chosen.value());
     if (!trimmed.ok()) return trimmed.status();
     *totals += trimmed.value();
     bytes -= std::min(bytes, trimmed->bytes);
-    *budget -= chosen.size();
-    if (chosen.size() < look) return true;  // the goal stopped the choice
+    *budget -= chosen->size();
   }
   return false;
 }

@@ -45,8 +45,8 @@ class RollingWindow {
   void Note(const StoreBatch& batch);
 
   // One pass over the sessions noted and not yet within their window:
-  // trims at most `max_pages` of their oldest pages (PageTrimmer::Trim,
-  // ChoosePagesToTrim), all in one transaction, and forgets each session
+  // trims at most `max_pages` of their oldest pages but for those of their
+  // keeps (PageTrimmer::NextToTrim, Trim), all in one transaction, and forgets each session
   // that is within its window. A session whose pages the budget did not
   // reach stays noted for the next pass. Returns what was trimmed; on an
   // SQLite error nothing of this pass is trimmed, and every session stays

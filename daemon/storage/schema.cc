@@ -183,9 +183,22 @@ ALTER TABLE op_aggregates ADD COLUMN sketch BLOB;
 ALTER TABLE op_aggregates ADD COLUMN groups_folded INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 8: keeps, the ranges of a session that trimming passes over
+// (storage/keep_recorder.h). A session's keeps are disjoint, so its first_ns identifies one.
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE keeps(
+  session_id INTEGER NOT NULL,
+  first_ns INTEGER NOT NULL,
+  last_ns INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_ns INTEGER NOT NULL,
+  PRIMARY KEY (session_id, first_ns)) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
-    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7},
+    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "storage/keep_recorder.h"
 #include "storage/row_mapping.h"
 #include "storage/schema.h"
 #include "storage/span_page_codec.h"
@@ -83,6 +84,7 @@ Status SpanReader::PrepareStatements() {
                                 kOpAggregateSketchColumns +
                                 " FROM op_aggregates WHERE session_id = ? "
                                 "ORDER BY name, tag, target, device"},
+      {&select_keeps_, kSelectKeepsSql},
       // Both are rowid range scans.
       {&select_pages_after_,
        "SELECT id, session_id, span_count, data FROM span_pages WHERE id > ? ORDER BY id"},
@@ -291,6 +293,10 @@ Result<std::vector<RingCursor>> SpanReader::RingCursors(SessionId session) {
       &cursors);
   if (!status.ok()) return status;
   return cursors;
+}
+
+Result<std::vector<KeepRecord>> SpanReader::Keeps(SessionId session) {
+  return LoadKeeps(select_keeps_, session);
 }
 
 Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {

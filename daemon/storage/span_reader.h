@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/keep.h"
 #include "model/session_record.h"
 #include "model/span.h"
 #include "model/store_batch.h"
@@ -124,6 +125,9 @@ class SpanReader {
   // their sketch bytes.
   Result<std::vector<OpAggregateRow>> Aggregates(SessionId session);
 
+  // The keeps of `session`, by start (none for an unknown session).
+  Result<std::vector<KeepRecord>> Keeps(SessionId session);
+
   // The span pages with an id above `after_page_id`, in id order: as many
   // whole pages as hold at most `max_spans` spans together, but always the
   // first one (a page may hold more than max_spans); none when there are no
@@ -162,6 +166,7 @@ class SpanReader {
   SqliteStatement select_halves_;
   SqliteStatement select_cursors_;
   SqliteStatement select_aggregates_;
+  SqliteStatement select_keeps_;
   SqliteStatement select_pages_after_;
   SqliteStatement count_spans_after_;
 };

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <deque>
 #include <filesystem>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -15,7 +17,10 @@
 #include "common/clock_now.h"
 #include "common/this_thread.h"
 #include "storage/batch_writer.h"
+#include "storage/crash_keep.h"
 #include "storage/database_files.h"
+#include "storage/keep_recorder.h"
+#include "storage/latency_keep.h"
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
 #include "storage/rolling_window.h"
@@ -57,12 +62,15 @@ class SqliteSpanStore final : public SpanStore {
   // Takes over the open database and the objects that write it, and
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
-                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<PageTrimmer> trimmer,
+                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
+                  std::unique_ptr<LatencyKeepRules> latency, std::unique_ptr<PageTrimmer> trimmer,
                   std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
                   uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         writer_(std::move(writer)),
+        keeps_(std::move(keeps)),
+        latency_(std::move(latency)),
         trimmer_(std::move(trimmer)),
         window_(std::move(window)),
         retention_(std::move(retention)) {
@@ -82,6 +90,7 @@ class SqliteSpanStore final : public SpanStore {
 
   Result<ResumeState> LoadResumeState() override;
   bool TrySubmit(StoreBatch* batch) override;
+  Result<KeepRecord> Keep(const KeepRequest& request, int timeout_ms) override;
   uint64_t CommittedSequence() const override {
     // Acquire: pairs with the release store after each commit.
     return committed_sequence_.load(std::memory_order_acquire);
@@ -90,7 +99,20 @@ class SqliteSpanStore final : public SpanStore {
   StoreStatus GetStatus() const override;
 
  private:
+  // A Keep call waiting for the writer.
+  struct PendingKeep {
+    KeepRequest request;
+    // Shared with the caller, who may have stopped waiting.
+    std::shared_ptr<std::promise<Result<KeepRecord>>> done;
+  };
+
   void WriterLoop();
+  // Records the keeps queued by Keep. REQUIRES: mu_ held by `lock`; it is
+  // released while they are written.
+  void RecordPendingKeeps(std::unique_lock<std::mutex>& lock);
+  // Records one keep and counts it: what every trigger of the writer calls.
+  // Writer thread, mu_ not held.
+  Result<KeepRecord> RecordKeep(const KeepRequest& request);
   // Takes the head batch off the queue after it was written (`written` ok)
   // or refused for good. REQUIRES: mu_ held.
   void FinishHead(const Status& written);
@@ -105,6 +127,8 @@ class SqliteSpanStore final : public SpanStore {
   // hands them over before starting it).
   const std::unique_ptr<SqliteConnection> db_;
   const std::unique_ptr<BatchWriter> writer_;
+  const std::unique_ptr<KeepRecorder> keeps_;
+  const std::unique_ptr<LatencyKeepRules> latency_;  // never null; empty without rules
   // Null when neither the window nor retention trims; both borrow it.
   const std::unique_ptr<PageTrimmer> trimmer_;
   const std::unique_ptr<RollingWindow> window_;  // null without a window
@@ -112,18 +136,19 @@ class SqliteSpanStore final : public SpanStore {
   Clock::time_point next_retention_ = Clock::time_point::min();
 
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;      // writer: a batch arrived, or stop
+  std::condition_variable work_cv_;      // writer: a batch or a keep arrived, or stop
   std::condition_variable progress_cv_;  // Flush: a batch left the queue
   // Invariant: batches leave only from the front, only by the writer
   // thread, which reads the front batch without mu_ while writing it
   // (push_back never moves existing deque elements).
-  std::deque<StoreBatch> queue_;     // GUARDED_BY(mu_)
-  uint64_t submitted_ = 0;           // GUARDED_BY(mu_): batches accepted
-  uint64_t finished_ = 0;            // GUARDED_BY(mu_): batches committed or dropped
-  uint64_t queued_spans_ = 0;        // GUARDED_BY(mu_)
-  StoreStatus counters_;             // GUARDED_BY(mu_): the cumulative fields
-  bool stopping_ = false;            // GUARDED_BY(mu_)
-  Clock::time_point stop_deadline_;  // GUARDED_BY(mu_)
+  std::deque<StoreBatch> queue_;           // GUARDED_BY(mu_)
+  std::deque<PendingKeep> pending_keeps_;  // GUARDED_BY(mu_)
+  uint64_t submitted_ = 0;                 // GUARDED_BY(mu_): batches accepted
+  uint64_t finished_ = 0;                  // GUARDED_BY(mu_): batches committed or dropped
+  uint64_t queued_spans_ = 0;              // GUARDED_BY(mu_)
+  StoreStatus counters_;                   // GUARDED_BY(mu_): the cumulative fields
+  bool stopping_ = false;                  // GUARDED_BY(mu_)
+  Clock::time_point stop_deadline_;        // GUARDED_BY(mu_)
   std::atomic<uint64_t> committed_sequence_{0};
   std::thread thread_;  // last: started once everything above exists
 };
@@ -172,6 +197,44 @@ bool SqliteSpanStore::TrySubmit(StoreBatch* batch) {
   return true;
 }
 
+Result<KeepRecord> SqliteSpanStore::Keep(const KeepRequest& request, int timeout_ms) {
+  auto done = std::make_shared<std::promise<Result<KeepRecord>>>();
+  std::future<Result<KeepRecord>> result = done->get_future();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return Status::Unavailable("store: stopping, keep not recorded");
+    pending_keeps_.push_back({request, std::move(done)});
+  }
+  work_cv_.notify_one();
+  if (result.wait_for(std::chrono::milliseconds(std::max(timeout_ms, 0))) !=
+      std::future_status::ready) {
+    return Status::Unavailable("store: the writer did not record the keep of session " +
+                               std::to_string(request.session) + " within " +
+                               std::to_string(timeout_ms) + " ms; it may still be recorded");
+  }
+  return result.get();
+}
+
+void SqliteSpanStore::RecordPendingKeeps(std::unique_lock<std::mutex>& lock) {
+  std::deque<PendingKeep> pending;
+  pending.swap(pending_keeps_);
+  lock.unlock();
+  for (PendingKeep& keep : pending) keep.done->set_value(RecordKeep(keep.request));
+  lock.lock();
+}
+
+Result<KeepRecord> SqliteSpanStore::RecordKeep(const KeepRequest& request) {
+  Result<KeepRecord> kept =
+      keeps_->Record(request, static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (kept.ok()) {
+    ++counters_.keeps_recorded;
+  } else if (kept.status().code() == Status::Code::kResourceExhausted) {
+    ++counters_.keeps_refused_by_budget;
+  }
+  return kept;
+}
+
 bool SqliteSpanStore::Flush(int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t target = submitted_;
@@ -193,7 +256,12 @@ void SqliteSpanStore::WriterLoop() {
   Clock::duration retry_delay = kMinRetryDelay;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || !pending_keeps_.empty(); });
+    // A keep waits for no batch: its caller is blocked on it.
+    if (!pending_keeps_.empty()) {
+      RecordPendingKeeps(lock);
+      continue;
+    }
     if (queue_.empty()) return;  // stopping, and everything is committed
     // What is still queued at the deadline is given up; a restarted daemon
     // finds those events in the rings again or counts them as lost.
@@ -202,6 +270,15 @@ void SqliteSpanStore::WriterLoop() {
     lock.unlock();
     const Status written = writer_->Write(batch);
     if (written.ok() && window_ != nullptr) window_->Note(batch);
+    // Before the window's next pass, which would trim what they keep. A
+    // crash keep refused over a budget is counted; writing goes on either way.
+    if (written.ok()) {
+      for (const KeepRequest& keep : CrashKeeps(batch, options_.keep_before_ns)) RecordKeep(keep);
+      if (!latency_->empty()) {
+        latency_->NoteStrings(batch.new_strings);
+        for (const KeepRequest& keep : latency_->Keeps(batch)) RecordKeep(keep);
+      }
+    }
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
       FinishHead(written);
@@ -291,6 +368,25 @@ Status ConfigureWriter(SqliteConnection& db) {
   return db.Exec("PRAGMA journal_size_limit = " + std::to_string(kJournalSizeLimitBytes));
 }
 
+// Tells `latency` the ids of the rule strings already in the dictionary.
+Status ResolveStoredStrings(SqliteConnection& db, LatencyKeepRules* latency) {
+  if (latency->empty()) return Status::Ok();
+  Result<SqliteStatement> select = db.Prepare("SELECT id FROM strings WHERE text = ?");
+  if (!select.ok()) return select.status();
+  for (const std::string& text : latency->RuleStrings()) {
+    select->BindText(1, text);
+    std::vector<std::pair<StringId, std::string>> found;
+    while (true) {
+      Result<bool> row = select->Step();
+      if (!row.ok()) return row.status();
+      if (!row.value()) break;
+      found.emplace_back(select->ColumnUint64(0), text);
+    }
+    latency->NoteStrings(found);
+  }
+  return Status::Ok();
+}
+
 Status CheckOptions(const StoreOptions& options) {
   if (options.db_path.empty()) return Status::InvalidArgument("store: db_path is empty");
   if (options.max_queued_batches == 0) {
@@ -335,6 +431,18 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   Result<std::unique_ptr<BatchWriter>> writer =
       BatchWriter::Create(*db.value(), options.sketch_write_interval);
   if (!writer.ok()) return writer.status();
+  // Keeps may hold at most half of the database's cap, so that the cap
+  // always has unkept data to trim or ended sessions to delete.
+  const KeepBudget budget{.session_max_bytes = options.keep_session_max_bytes,
+                          .uid_max_bytes = options.keep_uid_max_bytes,
+                          .database_max_bytes = options.retention_max_bytes / 2,
+                          .max_ahead_ns = options.keep_after_ns};
+  Result<std::unique_ptr<KeepRecorder>> keeps = KeepRecorder::Create(*db.value(), budget);
+  if (!keeps.ok()) return keeps.status();
+  auto latency = std::make_unique<LatencyKeepRules>(options.keep_rules, options.keep_before_ns,
+                                                    options.keep_after_ns);
+  Status resolved = ResolveStoredStrings(*db.value(), latency.get());
+  if (!resolved.ok()) return resolved;
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
                                options.uid_max_bytes};
   const WindowLimits limits{options.keep_last_ns, options.keep_last_bytes};
@@ -355,9 +463,10 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   Result<uint64_t> bytes = db.value()->BytesOnDisk();
   if (!bytes.ok()) return bytes.status();
   try {
-    return std::unique_ptr<SpanStore>(new SqliteSpanStore(
-        options, std::move(db).value(), std::move(writer).value(), std::move(trimmer),
-        std::move(window), std::move(retention), bytes.value()));
+    return std::unique_ptr<SpanStore>(
+        new SqliteSpanStore(options, std::move(db).value(), std::move(writer).value(),
+                            std::move(keeps).value(), std::move(latency), std::move(trimmer),
+                            std::move(window), std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

@@ -12,18 +12,27 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/keep.h"
 #include "model/store_batch.h"
 
 namespace optrace::daemon {
 
 struct StoreOptions {
-  std::string db_path;               // created (with its folder) if absent
-  size_t max_queued_batches = 64;    // Submit refuses beyond this
-  uint64_t retention_max_bytes = 0;  // 0 = unbounded
-  int64_t retention_max_age_ns = 0;  // 0 = unbounded; by session end time
-  uint64_t uid_max_bytes = 0;        // span page bytes per uid; 0 = unbounded
-  int64_t keep_last_ns = 0;          // rolling window of running sessions; 0 = all
-  uint64_t keep_last_bytes = 0;      // page bytes per session's window; 0 = unbounded
+  std::string db_path;                  // created (with its folder) if absent
+  size_t max_queued_batches = 64;       // Submit refuses beyond this
+  uint64_t retention_max_bytes = 0;     // 0 = unbounded
+  int64_t retention_max_age_ns = 0;     // 0 = unbounded; by session end time
+  uint64_t uid_max_bytes = 0;           // span page bytes per uid; 0 = unbounded
+  int64_t keep_last_ns = 0;             // rolling window of running sessions; 0 = all
+  uint64_t keep_last_bytes = 0;         // page bytes per session's window; 0 = unbounded
+  uint64_t keep_session_max_bytes = 0;  // what one session's keeps hold; 0 = unbounded
+  uint64_t keep_uid_max_bytes = 0;      // what one uid's keeps hold; 0 = unbounded
+  // How far a keep may reach past its session's newest stored span; 0 = no bound.
+  int64_t keep_after_ns = 0;
+  // A session that ends crashed keeps this much before its end (CrashKeeps); 0 = none.
+  int64_t keep_before_ns = 0;
+  // Latency rules: a matching op keeps keep_before before it and keep_after after it.
+  std::vector<KeepRule> keep_rules = {};
   // How long op_aggregates' sketches may lag their totals (BatchWriter);
   // 0 writes them with every batch (tests that read them after Flush).
   std::chrono::milliseconds sketch_write_interval{1000};
@@ -59,6 +68,8 @@ struct StoreStatus {
   // Trimmed off running sessions by retention_max_bytes or uid_max_bytes:
   // what their windows fell short of keep_last.
   uint64_t spans_trimmed_by_cap = 0;
+  uint64_t keeps_recorded = 0;           // keeps stored (merged or not), every trigger
+  uint64_t keeps_refused_by_budget = 0;  // keeps over a keep budget, every trigger
 };
 
 class SpanStore {
@@ -82,6 +93,13 @@ class SpanStore {
 
   // TrySubmit for a batch the caller gives up either way.
   bool Submit(StoreBatch batch) { return TrySubmit(&batch); }
+
+  // Records `request` on the writer thread, between batches
+  // (KeepRecorder::Record: merged, measured, within the keep budgets), and
+  // returns the stored keep. Blocks the caller until it is recorded or
+  // `timeout_ms` passes: then kUnavailable, and the keep may still be
+  // recorded later. kUnavailable once the store is stopping. Thread-safe.
+  virtual Result<KeepRecord> Keep(const KeepRequest& request, int timeout_ms) = 0;
 
   // The highest sequence committed so far (thread-safe, lock-free).
   virtual uint64_t CommittedSequence() const = 0;

@@ -13,22 +13,23 @@ bool Overlaps(const PageExtent& page, std::span<const TimeRange> ranges) {
 
 }  // namespace
 
-std::vector<PageExtent> ChoosePagesToTrim(std::span<const PageExtent> oldest_first,
-                                          uint64_t session_bytes, int64_t newest_start_ns,
-                                          const TrimGoal& goal,
-                                          std::span<const TimeRange> untouchable,
-                                          size_t max_pages) {
-  std::vector<PageExtent> chosen;
+TrimChoice ChoosePagesToTrim(std::span<const PageExtent> oldest_first, uint64_t session_bytes,
+                             int64_t newest_start_ns, const TrimGoal& goal,
+                             std::span<const TimeRange> untouchable, size_t max_pages) {
+  TrimChoice choice;
   uint64_t bytes_left = session_bytes;
   for (const PageExtent& page : oldest_first) {
-    if (chosen.size() >= max_pages || page.last_start_ns >= newest_start_ns) break;
+    if (choice.pages.size() >= max_pages || page.last_start_ns >= newest_start_ns) break;
     const bool too_old = page.last_start_ns < goal.drop_before_ns;
     if (!too_old && bytes_left <= goal.max_bytes) break;
-    if (Overlaps(page, untouchable)) continue;
-    chosen.push_back(page);
+    if (Overlaps(page, untouchable)) {
+      ++choice.passed_over;
+      continue;
+    }
+    choice.pages.push_back(page);
     bytes_left -= std::min(bytes_left, page.bytes);
   }
-  return chosen;
+  return choice;
 }
 
 }  // namespace optrace::daemon

@@ -36,6 +36,14 @@ struct TrimGoal {
   uint64_t max_bytes = std::numeric_limits<uint64_t>::max();
 };
 
+// What ChoosePagesToTrim chose.
+struct TrimChoice {
+  std::vector<PageExtent> pages;  // in `oldest_first` order
+  // Pages of `untouchable` passed over before the choice stopped: a caller
+  // that reads pages a look at a time skips them in its next look.
+  size_t passed_over = 0;
+};
+
 // Chooses the pages to trim from `oldest_first`, a session's oldest pages
 // by last start (PageTrimmer::OldestPages), towards `goal`, given that the
 // session holds `session_bytes` page bytes and its newest span started at
@@ -44,11 +52,10 @@ struct TrimGoal {
 // newest page (last start >= newest_start_ns), so that a trimmed session
 // still shows its last moment, nor a page that overlaps a range of
 // `untouchable` (kept ranges): those are passed over, and their bytes stay
-// counted. Returns the chosen pages in `oldest_first` order. Thread rules: pure.
-std::vector<PageExtent> ChoosePagesToTrim(std::span<const PageExtent> oldest_first,
-                                          uint64_t session_bytes, int64_t newest_start_ns,
-                                          const TrimGoal& goal,
-                                          std::span<const TimeRange> untouchable, size_t max_pages);
+// counted. Thread rules: pure.
+TrimChoice ChoosePagesToTrim(std::span<const PageExtent> oldest_first, uint64_t session_bytes,
+                             int64_t newest_start_ns, const TrimGoal& goal,
+                             std::span<const TimeRange> untouchable, size_t max_pages);
 
 }  // namespace optrace::daemon
 

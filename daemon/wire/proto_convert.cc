@@ -28,6 +28,15 @@ void ToProto(const Span& span, SessionId session, const StringLookup& strings, v
   out->set_status(StatusToProto(span.status));
 }
 
+void ToProto(const KeepRecord& keep, v1::Keep* out) {
+  out->set_session_id(keep.session);
+  out->set_first_unix_ns(keep.first_ns);
+  out->set_last_unix_ns(keep.last_ns);
+  out->set_reason(keep.reason);
+  out->set_bytes(keep.bytes);
+  out->set_created_unix_ns(keep.created_ns);
+}
+
 void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_id(record.id);
   out->set_label(record.label);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "model/keep.h"
 #include "model/session_record.h"
 #include "model/span.h"
 #include "optrace/abi.h"
@@ -20,6 +21,7 @@ using StringLookup = std::function<const std::string&(StringId)>;
 
 void ToProto(const Span& span, SessionId session, const StringLookup& strings, v1::Span* out);
 void ToProto(const SessionRecord& record, v1::Session* out);
+void ToProto(const KeepRecord& keep, v1::Keep* out);
 // A stored target byte (abi::TargetKind) as the API's Target
 // (v1::TargetFromKind); TARGET_UNSPECIFIED for kNone and for a byte that is
 // no kind.

@@ -266,6 +266,34 @@ class Client:
                                      label=label or "")
         return to_python(self._unary(self._stub.SetLevel, request))
 
+    # ---- keeps ------------------------------------------------------------
+
+    def keep(self, session_id, last=None, *, first_unix_ns=None, last_unix_ns=None, reason=""):
+        """Keeps a range of a session, so that its rolling window never trims
+        it: the `last` (int nanoseconds or a datetime.timedelta) before its
+        newest stored span, the range [first_unix_ns, last_unix_ns] of span
+        start times, or, with neither, all it stored. Returns the stored Keep
+        (session_id, first_unix_ns, last_unix_ns, reason, bytes,
+        created_unix_ns), merged with the session's keeps it overlaps.
+        ResourceExhaustedError past a keep budget."""
+        request = pb.KeepRangeRequest(session_id=session_id, reason=reason)
+        if (first_unix_ns is None) != (last_unix_ns is None):
+            raise ValueError("give both first_unix_ns and last_unix_ns, or neither")
+        if first_unix_ns is not None:
+            if last is not None:
+                raise ValueError("give either last or first_unix_ns and last_unix_ns")
+            request.first_unix_ns = first_unix_ns
+            request.last_unix_ns = last_unix_ns
+        else:
+            # No duration: one longer than any session keeps all it stored.
+            request.last_ns = _nanoseconds(last, "last") if last is not None else 2**63 - 1
+        return to_python(self._unary(self._stub.KeepRange, request)).keep
+
+    def keeps(self, session_id):
+        """The kept ranges of a session, by start: rows of Keep."""
+        response = self._unary(self._stub.ListKeeps, pb.ListKeepsRequest(session_id=session_id))
+        return to_python(response).keeps
+
     # ---- the daemon -------------------------------------------------------
 
     def status(self):

@@ -56,5 +56,13 @@ TEST(ErrorFromRpcTest, FailedPrecondition_DaemonMessageExit1) {
   EXPECT_EQ(e.message, "fleet queries need ClickHouse");
 }
 
+TEST(ErrorFromRpcTest, ResourceExhausted_KeepBudgetMessageExit1) {
+  const std::string budget = "keep of session 3 refused: over the per-session keep budget";
+  const CliError e =
+      ErrorFromRpc(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, budget), "/tmp/s", 3);
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message, budget);
+}
+
 }  // namespace
 }  // namespace optrace::cli

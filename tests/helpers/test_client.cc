@@ -7,6 +7,9 @@
 //   optrace-test-client probe SOCKET SESSION_ID
 //     Prints "<list code>:<sessions seen> <get session code> <global set
 //     level code>" (gRPC status codes).
+//   optrace-test-client probe-keeps SOCKET SESSION_ID
+//     Prints "<keep range code> <list keeps code>" for the session's last
+//     second (gRPC status codes).
 //   optrace-test-client stall SOCKET STREAMS CONNECTIONS [batch]
 //     Opens STREAMS Tail streams spread over CONNECTIONS connections (in
 //     TailBatch messages with "batch") and never reads them (as `optrace
@@ -79,6 +82,27 @@ int Probe(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
     set_code = stub.SetLevel(&ctx, req, &resp).error_code();
   }
   std::printf("%d:%d %d %d\n", list_code, seen, get_code, set_code);
+  return 0;
+}
+
+int ProbeKeeps(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
+  int keep_code, keeps_code;
+  {
+    grpc::ClientContext ctx;
+    optrace::v1::KeepRangeRequest req;
+    req.set_session_id(session);
+    req.set_last_ns(1'000'000'000);
+    optrace::v1::KeepRangeResponse resp;
+    keep_code = stub.KeepRange(&ctx, req, &resp).error_code();
+  }
+  {
+    grpc::ClientContext ctx;
+    optrace::v1::ListKeepsRequest req;
+    req.set_session_id(session);
+    optrace::v1::ListKeepsResponse resp;
+    keeps_code = stub.ListKeeps(&ctx, req, &resp).error_code();
+  }
+  std::printf("%d %d\n", keep_code, keeps_code);
   return 0;
 }
 
@@ -171,10 +195,11 @@ int main(int argc, char** argv) {
   if (mode == "stall-export" && argc == 5) {
     return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   }
-  if (mode != "tail" && mode != "probe" && !(mode == "status-loop" && argc == 4)) {
+  if (mode != "tail" && mode != "probe" && mode != "probe-keeps" &&
+      !(mode == "status-loop" && argc == 4)) {
     std::fprintf(
         stderr,
-        "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | "
+        "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | probe-keeps SOCKET SESSION_ID | "
         "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
         "status-loop SOCKET SECONDS\n",
         argv[0]);
@@ -185,5 +210,7 @@ int main(int argc, char** argv) {
   auto stub = optrace::v1::OpTrace::NewStub(channel);
   if (mode == "tail") return Tail(*stub, argc > 3 ? std::atoi(argv[3]) : 0);
   if (mode == "status-loop") return StatusLoop(*stub, std::atof(argv[3]));
-  return Probe(*stub, argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0);
+  const uint64_t session = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
+  if (mode == "probe-keeps") return ProbeKeeps(*stub, session);
+  return Probe(*stub, session);
 }

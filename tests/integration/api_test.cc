@@ -685,6 +685,18 @@ TEST_F(ApiTest, CallerOfAnotherUid_SeesNothingAndIsRefused) {
                                std::to_string(grpc::StatusCode::PERMISSION_DENIED) + "\n";
   EXPECT_EQ(probe.stdout_text(), expected)
       << "list: nothing visible; get and global set refused. " << probe.stderr_text();
+  // Keeps follow the per-session rule: another uid's session is neither
+  // kept nor listed; its owner (root here) keeps it.
+  Subprocess keeps({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    OPTRACE_TEST_CLIENT, "probe-keeps", daemon_.socket_path(),
+                    std::to_string(run.session.id())});
+  ASSERT_TRUE(keeps.Wait(20s).has_value());
+  const std::string denied = std::to_string(grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(keeps.stdout_text(), denied + " " + denied + "\n") << keeps.stderr_text();
+  Subprocess own({OPTRACE_TEST_CLIENT, "probe-keeps", daemon_.socket_path(),
+                  std::to_string(run.session.id())});
+  ASSERT_TRUE(own.Wait(20s).has_value());
+  EXPECT_EQ(own.stdout_text(), "0 0\n") << own.stderr_text();
 }
 
 }  // namespace

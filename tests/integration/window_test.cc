@@ -2,13 +2,17 @@
 // --keep-last and a real producer tracing until stopped. The window trims
 // while it runs, every span is stored or counted as trimmed, GetStatus
 // (what `optrace status` prints) and the session say so, and GetStats from
-// the aggregates still counts the whole session.
+// the aggregates still counts the whole session; a range kept while it
+// runs (KeepRange) survives the window, and a latency rule keeps the window
+// around slow ops.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
+#include <optional>
 
 #include "daemon_process.h"
 #include "optrace/v1/optrace.grpc.pb.h"
@@ -109,6 +113,139 @@ TEST(WindowTest, KeepLast_ProducerRuns_WindowTrimsBoundedAndCounted) {
     EXPECT_EQ(stats.source(), exact ? v1::STATS_SOURCE_SPANS : v1::STATS_SOURCE_AGGREGATES);
     EXPECT_EQ(counted, exact ? stored : record.spans) << "exact " << exact;
   }
+  EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// The spans of `session` that started in [first_ns, last_ns].
+uint64_t SpansIn(StoreView& store, daemon::SessionId session, int64_t first_ns, int64_t last_ns) {
+  uint64_t count = 0;
+  store.ForEachSpan(session, [&](const daemon::Span& span) {
+    if (span.start_ns >= first_ns && span.start_ns <= last_ns) ++count;
+  });
+  return count;
+}
+
+TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
+  testing::TempFolder folder;
+  DaemonProcess daemon(folder.path(), {"--keep-last", "1s"});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--forever", "--rate", "20000"});
+  StoreView store(daemon.db_path());
+  std::optional<daemon::SessionRecord> record;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        return record && record->spans > 10'000;
+      },
+      30s))
+      << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext keep_context;
+  v1::KeepRangeRequest keep_request;
+  keep_request.set_session_id(record->id);
+  keep_request.set_last_ns(200'000'000);
+  keep_request.set_reason("integration");
+  v1::KeepRangeResponse kept;
+  const grpc::Status keep_status = stub->KeepRange(&keep_context, keep_request, &kept);
+  ASSERT_TRUE(keep_status.ok()) << keep_status.error_message();
+  const int64_t first_ns = kept.keep().first_unix_ns();
+  const int64_t last_ns = kept.keep().last_unix_ns();
+  EXPECT_EQ(last_ns - first_ns, 200'000'000);
+  EXPECT_GT(kept.keep().bytes(), 0u);
+  const uint64_t spans_kept = SpansIn(store, record->id, first_ns, last_ns);
+  EXPECT_GT(spans_kept, 1000u) << "200 ms at 20000 ops/s";
+  // The window moves on past the kept range: newer pages than it go.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        return record && record->trim.before_ns > last_ns + kKeepLastNs;
+      },
+      30s))
+      << daemon.log();
+  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
+  producer->Kill(SIGTERM);
+  const auto status = producer->Wait(20s);
+  ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
+  ASSERT_TRUE(store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s)) << daemon.log();
+  // After the session's last pass too: the kept spans are all there, and
+  // nothing older than the window is stored outside the kept range but
+  // for the pages that straddle its edges.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
+        uint64_t stored = 0;
+        store.ForEachSpan(record->id, [&](const daemon::Span&) { ++stored; });
+        return stored + record->trim.spans == record->spans;
+      },
+      20s));
+  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
+  const uint64_t old_outside =
+      SpansIn(store, record->id, 0, first_ns - kPageSpreadBoundNs - 1) +
+      SpansIn(store, record->id, last_ns + kPageSpreadBoundNs + 1, record->trim.before_ns);
+  EXPECT_EQ(old_outside, 0u);
+  grpc::ClientContext list_context;
+  v1::ListKeepsRequest list_request;
+  list_request.set_session_id(record->id);
+  v1::ListKeepsResponse keeps;
+  ASSERT_TRUE(stub->ListKeeps(&list_context, list_request, &keeps).ok());
+  ASSERT_EQ(keeps.keeps_size(), 1);
+  EXPECT_EQ(keeps.keeps(0).reason(), "integration");
+  EXPECT_EQ(keeps.keeps(0).first_unix_ns(), first_ns);
+  EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// Issue 25: a latency rule of the config keeps the window around each op
+// of its name slower than its threshold; a rule the ops stay under keeps
+// nothing.
+TEST(WindowTest, LatencyRule_SlowOps_WindowAroundThemKept) {
+  testing::TempFolder folder;
+  const std::string config = folder.path() + "/optraced.toml";
+  {
+    std::ofstream out(config);
+    out << "[[keep_rule]]\nname = \"sleep_5ms\"\nslower_than = \"4ms\"\n"
+           "[[keep_rule]]\nname = \"sleep_2ms\"\nslower_than = \"50ms\"\n";
+  }
+  DaemonProcess daemon(folder.path(), {"--config", config});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--sleeps"});
+  const auto status = producer->Wait(60s);
+  ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
+  StoreView store(daemon.db_path());
+  const auto ended = store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s);
+  ASSERT_TRUE(ended) << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  v1::ListKeepsResponse keeps;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext context;
+        v1::ListKeepsRequest request;
+        request.set_session_id(ended->id);
+        keeps.Clear();
+        return stub->ListKeeps(&context, request, &keeps).ok() && keeps.keeps_size() > 0;
+      },
+      10s))
+      << daemon.log();
+  // Ten slow ops within milliseconds: their 40 s windows merge into one.
+  ASSERT_EQ(keeps.keeps_size(), 1);
+  EXPECT_EQ(keeps.keeps(0).reason(), "slow: sleep_5ms");
+  // From keep_before before the first slow op to keep_after after the last
+  // one (cut at keep_after past the newest span). A sleep_2ms that the
+  // scheduler stretched past 5 ms may count as slow here: bounds, not
+  // equalities.
+  int64_t first_any = std::numeric_limits<int64_t>::max();
+  int64_t last_slow = std::numeric_limits<int64_t>::min();
+  store.ForEachSpan(ended->id, [&](const daemon::Span& span) {
+    first_any = std::min(first_any, span.start_ns);
+    if (span.duration_ns >= 5'000'000) last_slow = std::max(last_slow, span.start_ns);
+  });
+  constexpr int64_t kKeepBeforeNs = 30'000'000'000;
+  constexpr int64_t kKeepAfterNs = 10'000'000'000;
+  EXPECT_GE(keeps.keeps(0).first_unix_ns(), first_any - kKeepBeforeNs);
+  EXPECT_LE(keeps.keeps(0).first_unix_ns(), last_slow - kKeepBeforeNs);
+  EXPECT_GE(keeps.keeps(0).last_unix_ns(), last_slow + kKeepAfterNs);
+  EXPECT_GT(keeps.keeps(0).bytes(), 0u);
   EXPECT_EQ(daemon.Stop(), 0);
 }
 

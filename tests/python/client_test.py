@@ -4,6 +4,7 @@ producer's level and restoring it), levels, status, export, and one
 optrace.Error subclass per gRPC code."""
 
 import csv
+import datetime
 import json
 import os
 import signal
@@ -108,6 +109,32 @@ class ClientTest(t.DaemonTestCase):
                                                     self.client.stats(session.id).rows))
         only_loop = self.client.stats(session.id, name="^loop$")
         self.assertEqual([(r.name, r.count) for r in only_loop.rows], [("loop", 30)])
+
+    def test_Keep_LastRangeAndAll_StoredMergedAndListed(self):
+        report, session = self.run_producer("ops_program.py", 2, 10, 30)
+        self.stored_spans(session.id, len(report["ops"]))
+        spans = list(self.client.ops(session.id))
+        newest = max(s.start_unix_ns for s in spans)
+        oldest = min(s.start_unix_ns for s in spans)
+        last = self.client.keep(session.id, datetime.timedelta(microseconds=1), reason="tail")
+        self.assertEqual((last.first_unix_ns, last.last_unix_ns), (newest - 1000, newest))
+        self.assertEqual(last.reason, "tail")
+        self.assertGreater(last.bytes, 0)
+        ranged = self.client.keep(session.id, first_unix_ns=oldest, last_unix_ns=oldest,
+                                  reason="head")
+        self.assertEqual(ranged.first_unix_ns, oldest)
+        if newest - oldest > 1001:
+            self.assertEqual([k.reason for k in self.client.keeps(session.id)], ["head", "tail"])
+        whole = self.client.keep(session.id)
+        self.assertEqual((whole.first_unix_ns <= oldest, whole.last_unix_ns), (True, newest))
+        self.assertEqual(whole.reason, "keep; head; tail")
+        self.assertEqual([(k.first_unix_ns, k.reason) for k in self.client.keeps(session.id)],
+                         [(whole.first_unix_ns, "keep; head; tail")])
+        self.assertEqual(self.client.status().counters["keeps_recorded"], 3)
+        with self.assertRaises(optrace.errors.NotFoundError):
+            self.client.keep(999999, 1000)
+        with self.assertRaises(ValueError):
+            self.client.keep(session.id, first_unix_ns=1)
 
     def test_Diff_TwoSessions_RowsPerName(self):
         report_a, a = self.run_producer("ops_program.py", 0, 0, 10)

@@ -59,6 +59,8 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
   state.store.sessions_deleted_by_retention = 26;
   state.store.spans_trimmed_by_window = 27;
   state.store.spans_trimmed_by_cap = 28;
+  state.store.keeps_recorded = 29;
+  state.store.keeps_refused_by_budget = 30;
   v1::GetStatusResponse report;
   FillStatusReport(state, &report);
   const std::pair<const char*, uint64_t> expected[] = {
@@ -75,6 +77,8 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
       {"sessions_deleted_by_retention", 26},
       {"spans_trimmed_by_window", 27},
       {"spans_trimmed_by_cap", 28},
+      {"keeps_recorded", 29},
+      {"keeps_refused_by_budget", 30},
   };
   for (const auto& [name, value] : expected) EXPECT_EQ(CounterIn(report, name), value) << name;
   EXPECT_EQ(report.counters().size(), std::size(kDaemonCounters) + std::size(expected))

@@ -32,6 +32,10 @@ retention_max_age = "12h"
 uid_max_bytes = "100MiB"
 keep_last = "30s"
 keep_last_bytes = "64MiB"
+keep_session_max_bytes = "8MiB"
+keep_uid_max_bytes = "32MiB"
+keep_before = "1m"
+keep_after = "5s"
 allowed_uids = [1000, 1001]
 socket_group = "trace-users"
 admin_group = "tracers"
@@ -39,6 +43,13 @@ listen = "127.0.0.1:7070"
 [[level_rule]]
 label = "bench-.*"
 level = "trace"
+[[keep_rule]]
+name = "train_step"
+slower_than = "50ms"
+[[keep_rule]]
+name = "matmul"
+tag = "big"
+slower_than = "1ms"
 )"),
                                     &c);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -50,11 +61,18 @@ level = "trace"
   EXPECT_EQ(c.uid_max_bytes, 100ULL << 20);
   EXPECT_EQ(c.keep_last_ns, 30LL * 1'000'000'000);
   EXPECT_EQ(c.keep_last_bytes, 64ULL << 20);
+  EXPECT_EQ(c.keep_session_max_bytes, 8ULL << 20);
+  EXPECT_EQ(c.keep_uid_max_bytes, 32ULL << 20);
+  EXPECT_EQ(c.keep_before_ns, 60LL * 1'000'000'000);
+  EXPECT_EQ(c.keep_after_ns, 5LL * 1'000'000'000);
   EXPECT_EQ(c.allowed_uids, (std::vector<uint32_t>{1000, 1001}));
   EXPECT_EQ(c.socket_group, "trace-users");
   EXPECT_EQ(c.admin_group, "tracers");
   ASSERT_EQ(c.level_rules.size(), 1u);
   EXPECT_EQ(c.level_rules[0].label_pattern, "bench-.*");
+  EXPECT_EQ(c.keep_rules,
+            (std::vector<KeepRule>{{.name = "train_step", .tag = "", .slower_than_ns = 50'000'000},
+                                   {.name = "matmul", .tag = "big", .slower_than_ns = 1'000'000}}));
   EXPECT_TRUE(ValidateConfig(c).ok());
 }
 
@@ -101,6 +119,9 @@ TEST(DaemonConfigTest, Malicious_BadValues_ErrorNamesKeyAndValueAndNothingApplie
       {"colour = \"blue\"", "unknown key 'colour'"},
       {"level = ", "optraced.toml:1"},
       {"[[level_rule]]\nlevel = \"trace\"", "level_rule[0]: label is required"},
+      {"[[keep_rule]]\nslower_than = \"5ms\"", "keep_rule[0]: name is required"},
+      {"[[keep_rule]]\nname = \"x\"", "keep_rule[0]: slower_than is required (above 0)"},
+      {"[[keep_rule]]\nname = \"x\"\nslow = 1", "keep_rule[0].slow: unknown key"},
   };
   for (const Case& c : cases) {
     DaemonConfig config = DefaultConfig();
@@ -278,6 +299,11 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"uid_max_bytes", R"("100MiB")"},
     {"keep_last", R"("30s")"},
     {"keep_last_bytes", R"("64MiB")"},
+    {"keep_session_max_bytes", R"("8MiB")"},
+    {"keep_uid_max_bytes", R"("32MiB")"},
+    {"keep_before", R"("1m")"},
+    {"keep_after", R"("5s")"},
+    {"keep_rule", R"([{ name = "train_step", slower_than = "50ms" }])"},
     {"allowed_uids", "[1000, 1001]"},
     {"socket_group", R"("trace-users")"},
     {"admin_group", R"("tracers")"},

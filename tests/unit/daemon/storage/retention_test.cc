@@ -334,5 +334,26 @@ TEST_F(FairRetentionTest, UidQuota_UidOver_OwnOldestDataGoesOtherUidUntouched) {
   EXPECT_EQ(PagesOf(3), 10u) << "uid 200 holds as much, within its quota";
 }
 
+// The cap never trims a kept range of a running session (it passes over
+// it to newer pages); deleting an ended session whole deletes its keeps.
+TEST_F(FairRetentionTest, Cap_KeptRanges_RunningKeptPagesStayEndedSessionsKeepsGoWithIt) {
+  ASSERT_NO_FATAL_FAILURE(WriteSession(1, 100, SessionState::kExited, 10 * kSecond, 4));
+  ASSERT_NO_FATAL_FAILURE(WriteSession(2, 100, SessionState::kRunning, 100 * kSecond, 5));
+  for (const char* keep :
+       {"(1, 0, 20000000000, 'ended', 1, 1)", "(2, 100000000000, 101000000000, 'front', 1, 1)"}) {
+    QueryColumn(path_, std::string("INSERT INTO keeps VALUES ") + keep);
+  }
+  Result<RetentionPass> pass = EnforcePass({.max_bytes = 4096}, 1000 * kSecond);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_EQ(pass->sessions_deleted, 1u);
+  EXPECT_EQ(QueryColumn(path_, "SELECT session_id FROM keeps"), std::vector<std::string>{"2"});
+  // Pages of 100 s and 101 s are kept, 104 s is the newest: 102 s and 103 s go.
+  EXPECT_EQ(QueryColumn(path_,
+                        "SELECT first_start_ns / 1000000000 FROM span_pages WHERE session_id = 2 "
+                        "ORDER BY first_start_ns"),
+            (std::vector<std::string>{"100", "101", "104"}));
+  EXPECT_EQ(pass->spans_trimmed, 2000u);
+}
+
 }  // namespace
 }  // namespace optrace::daemon

@@ -73,6 +73,8 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 8:
+        return {"DROP TABLE keeps"};
       case 7:
         return {"ALTER TABLE op_aggregates DROP COLUMN groups_folded",
                 "ALTER TABLE op_aggregates DROP COLUMN sketch"};
@@ -847,6 +849,33 @@ TEST_F(SpanStoreTest, Open_Version5Database_SessionsKeptNeverWaited) {
   waited.full_ring_wait_ns = 123'456'789;
   waited.full_ring_wait_timeouts = 2;
   ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 5, before, waited));
+}
+
+// A database of schema version 7, before keeps: migrated with no keeps,
+// its sessions and pages as they were, and a keep of a session stored
+// before the migration is recorded.
+TEST_F(SpanStoreTest, Open_Version7Database_NoKeepsThenKeepsRecorded) {
+  {
+    auto store = Open();
+    StoreBatch batch = SpansBatch(1, 1, SpanRun(1, 1000, 10));
+    batch.sessions = {MakeSession(1)};
+    ASSERT_TRUE(store->Submit(batch));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(7));
+  EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM sqlite_master WHERE name = 'keeps'"),
+            std::vector<std::string>{"0"});
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+  EXPECT_TRUE(OpenReader(path_)->Keeps(1).value().empty());
+  Result<KeepRecord> kept =
+      store->Keep({.session = 1, .first_ns = 0, .last_ns = 5000, .reason = "after"}, 10'000);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(OpenReader(path_)->Keeps(1).value(), std::vector<KeepRecord>{kept.value()});
+  EXPECT_EQ(ReadSpans(*OpenReader(path_), 1).size(), 10u);
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 }  // namespace

@@ -23,9 +23,9 @@ std::vector<PageExtent> Pages(uint64_t count) {
   return pages;
 }
 
-std::vector<uint64_t> Ids(const std::vector<PageExtent>& pages) {
+std::vector<uint64_t> Ids(const TrimChoice& choice) {
   std::vector<uint64_t> ids;
-  for (const PageExtent& page : pages) ids.push_back(page.id);
+  for (const PageExtent& page : choice.pages) ids.push_back(page.id);
   return ids;
 }
 
@@ -58,13 +58,23 @@ TEST(TrimChoiceTest, Untouchable_OverlappingPage_PassedOverAndStillCounted) {
   const TimeRange kept[] = {{.first_ns = 24, .last_ns = 26}};
   // Page 2 ([20, 25]) is kept; its 100 bytes still count, so page 4 goes
   // to reach 200 bytes.
-  EXPECT_EQ(Ids(ChoosePagesToTrim(pages, 500, 55, {.max_bytes = 200}, kept, 100)),
-            (std::vector<uint64_t>{1, 3, 4}));
+  const TrimChoice choice = ChoosePagesToTrim(pages, 500, 55, {.max_bytes = 200}, kept, 100);
+  EXPECT_EQ(Ids(choice), (std::vector<uint64_t>{1, 3, 4}));
+  EXPECT_EQ(choice.passed_over, 1u);
+}
+
+TEST(TrimChoiceTest, Untouchable_WholeLookKept_NothingChosenAllPassedOver) {
+  const std::vector<PageExtent> pages = Pages(5);
+  const TimeRange kept[] = {{.first_ns = 0, .last_ns = 31}};
+  const TrimChoice choice =
+      ChoosePagesToTrim(std::span(pages).first(3), 500, 55, {.max_bytes = 0}, kept, 3);
+  EXPECT_TRUE(choice.pages.empty());
+  EXPECT_EQ(choice.passed_over, 3u);
 }
 
 TEST(TrimChoiceTest, WithinGoal_NothingChosen) {
   const std::vector<PageExtent> pages = Pages(5);
-  EXPECT_TRUE(ChoosePagesToTrim(pages, 500, 55, {}, {}, 100).empty());
+  EXPECT_TRUE(ChoosePagesToTrim(pages, 500, 55, {}, {}, 100).pages.empty());
 }
 
 }  // namespace
