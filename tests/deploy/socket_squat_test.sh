@@ -40,6 +40,12 @@ mkdir -m 0755 "$bin"
 cp "$OPTRACED" "$bin/optraced"
 cp "$OPTRACE_CLI" "$bin/optrace"
 cp -r "$OPTRACE_BUILD_DIR/python" "$T/python"
+# The package's extension links liboptrace from the build folder, which
+# alice cannot enter in a private checkout: she gets a copy beside the binaries.
+extension="$(find "$T/python/optrace" -name '_producer*.so' -print -quit)"
+liboptrace="$(ldd "$extension" | awk '/liboptrace\.so/ {print $3}')"
+[ -n "$liboptrace" ] || fail "the Python extension $extension does not link liboptrace"
+cp "$liboptrace" "$bin/"
 chmod -R a+rX "$bin" "$T/python"
 mkdir -m 0700 "$T/alice"
 chown "$alice" "$T/alice"
@@ -49,7 +55,8 @@ chown "$alice" "$T/alice"
 exec_as() {
   local user="$1"; shift
   cd / && exec setpriv --reuid="$user" --regid="$user" --init-groups -- env -i \
-    PATH=/usr/bin:/bin HOME=/ OPTRACE_NAMESPACE="$NS" PYTHONPATH="$T/python" "$@"
+    PATH=/usr/bin:/bin HOME=/ OPTRACE_NAMESPACE="$NS" PYTHONPATH="$T/python" \
+    LD_LIBRARY_PATH="$bin" "$@"
 }
 as() { (exec_as "$@"); }
 # daemon_of_alice SECONDS: alice's optraced, stopped after SECONDS at most.
