@@ -6,8 +6,8 @@
 
 #include <cassert>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace optrace {
@@ -18,28 +18,34 @@ class Status {
  public:
   enum class Code {
     kOk = 0,
-    kInvalidArgument,   // a caller- or user-supplied value is wrong
-    kInvalidSegment,    // shared-memory bytes broke an ABI rule
-    kNotFound,          // the named thing does not exist (or no longer does)
-    kNotReady,          // try again later (e.g. a segment still initialising)
-    kPermissionDenied,  // owner or mode rules refuse it
-    kIoError,           // the operating system refused an operation
-    kUnavailable,       // a service or resource is temporarily unavailable
-    kResourceExhausted, // a budget or quota refuses it (not worth retrying as is)
+    kInvalidArgument,    // a caller- or user-supplied value is wrong
+    kInvalidSegment,     // shared-memory bytes broke an ABI rule
+    kNotFound,           // the named thing does not exist (or no longer does)
+    kNotReady,           // try again later (e.g. a segment still initialising)
+    kPermissionDenied,   // owner or mode rules refuse it
+    kIoError,            // the operating system refused an operation
+    kUnavailable,        // a service or resource is temporarily unavailable
+    kResourceExhausted,  // a budget or quota refuses it (not worth retrying as is)
   };
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
   static Status InvalidSegment(std::string_view segment, std::string_view msg) {
     return {Code::kInvalidSegment, "segment " + std::string(segment) + ": " + std::string(msg)};
   }
   static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
   static Status NotReady(std::string msg) { return {Code::kNotReady, std::move(msg)}; }
-  static Status PermissionDenied(std::string msg) { return {Code::kPermissionDenied, std::move(msg)}; }
+  static Status PermissionDenied(std::string msg) {
+    return {Code::kPermissionDenied, std::move(msg)};
+  }
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
-  static Status ResourceExhausted(std::string msg) { return {Code::kResourceExhausted, std::move(msg)}; }
+  static Status ResourceExhausted(std::string msg) {
+    return {Code::kResourceExhausted, std::move(msg)};
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -52,8 +52,8 @@ class Retention {
   // Reducing a uid takes its own oldest data: its ended session that ended
   // first, deleted whole; when it has none, the oldest pages of its biggest
   // running session, trimmed (PageTrimmer::Trim) in steps of pages, never
-  // its newest page nor a page of its keeps (PageTrimmer::NextToTrim). So one uid's running session never makes room by
-  // deleting another uid's sessions while it holds the most; a uid that can
+  // its newest page nor a page of its keeps (PageTrimmer::NextToTrim). So one uid's running session
+  // never makes room by deleting another uid's sessions while it holds the most; a uid that can
   // give nothing more is passed over. Trimming takes at most
   // kMaxTrimPagesPerPass pages a pass: once they are spent the pass ends
   // (the next one goes on).
