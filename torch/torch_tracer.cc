@@ -278,6 +278,12 @@ int optrace_torch_enable(const char* internal_prefix) {
   if (r.registered) return 1;
   try {
     SetInternalPathPrefix(internal_prefix != nullptr ? internal_prefix : "");
+    // One callback for ops and user scopes: libtorch hands a RecordFunction
+    // the callbacks of its own scope only (StepCallbacks per scope), so
+    // listing USER_SCOPE adds no work to an op, and one handle turns both
+    // off. Asking for inputs costs a user scope something only when
+    // record_function is given its args string (docs/BENCHMARKS.md,
+    // "PyTorch user scopes").
     r.handle = at::addGlobalCallback(
         at::RecordFunctionCallback(OnStart, OnEnd)
             .needsInputs(true)
