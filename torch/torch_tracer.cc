@@ -18,12 +18,14 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "instrument/loss_counter.h"
 #include "instrument/name_table.h"
 #include "instrument/thread_block.h"
 #include "optrace/optrace.h"
+#include "torch/numbered_name.h"
 #include "torch/op_id_cache.h"
 #include "torch/op_tag.h"
 #include "torch/python_caller.h"
@@ -57,6 +59,7 @@ struct OpenOp {
   const at::RecordFunction* fn;
   optrace_op_desc desc;
   uint64_t id;
+  bool user_scope;  // Python runs inside it: ops begun in it find their own line
 };
 // A thread's open ops (zero: none).
 struct OpStack {
@@ -119,19 +122,9 @@ OpIds IdsOf(std::string_view name, std::span<const TensorShape> shapes, std::str
   return ids;
 }
 
-// Not guarded by optrace_ops_enabled(): the callback runs only while the
-// level is trace (FollowLevel), and optrace_op_begin checks it again; in
-// the few ms after the level falls an op costs its ids and is not recorded.
-void BeginOp(const at::RecordFunction& fn) {
-  OpStack* const stack_block = instrument::ThreadBlock<OpStack>::Get();
-  if (stack_block == nullptr) return;  // out of memory: not recorded
-  OpStack& stack = *stack_block;
-  if (stack.depth == kMaxDepth) {
-    g_too_deep.Add();
-    return;
-  }
-  optrace_op_desc desc{};
-  desc.target = OPTRACE_TARGET_CPU;
+// Names and tags a FUNCTION or BACKWARD_FUNCTION op by its name and its
+// first kTaggedShapes tensor inputs, whose device gives its target.
+void DescribeFunction(const at::RecordFunction& fn, optrace_op_desc& desc) {
   TensorShape shapes[kTaggedShapes];
   size_t shape_count = 0;
   std::string_view dtype;
@@ -157,12 +150,51 @@ void BeginOp(const at::RecordFunction& fn) {
   const OpIds ids = IdsOf(fn.name(), std::span<const TensorShape>(shapes, shape_count), dtype);
   desc.name_id = ids.name_id;
   desc.tag_id = ids.tag_id;
-  // Nested ops were called from the same Python line as the outermost one.
-  desc.srcloc_id =
-      stack.depth == 0 ? CallerLocationId() : stack.ops[stack.depth - 1].desc.srcloc_id;
+}
+
+// Names a USER_SCOPE range (record_function, Optimizer.step#SGD.step,
+// ProfilerStep#N) as PyTorch names it, untagged: its inputs are at most a
+// string. A numbered name is named by its stem; returns its number, which
+// BeginOp records as a counter sample of the range.
+std::optional<int64_t> DescribeUserScope(const at::RecordFunction& fn, optrace_op_desc& desc) {
+  const std::string_view name = fn.name();
+  const std::optional<NumberedName> numbered = SplitNumberedName(name);
+  desc.name_id = IdsOf(numbered ? numbered->stem : name, {}, {}).name_id;
+  if (!numbered) return std::nullopt;
+  return numbered->number;
+}
+
+// Not guarded by optrace_ops_enabled(): the callback runs only while the
+// level is trace (FollowLevel), and optrace_op_begin checks it again; in
+// the few ms after the level falls an op costs its ids and is not recorded.
+void BeginOp(const at::RecordFunction& fn) {
+  OpStack* const stack_block = instrument::ThreadBlock<OpStack>::Get();
+  if (stack_block == nullptr) return;  // out of memory: not recorded
+  OpStack& stack = *stack_block;
+  if (stack.depth == kMaxDepth) {
+    g_too_deep.Add();
+    return;
+  }
+  optrace_op_desc desc{};
+  desc.target = OPTRACE_TARGET_CPU;
+  const bool user_scope = fn.scope() == at::RecordScope::USER_SCOPE;
+  std::optional<int64_t> number;
+  if (user_scope) {
+    number = DescribeUserScope(fn, desc);
+  } else {
+    DescribeFunction(fn, desc);
+  }
+  // Ops nested in an op were called from the same Python line as the
+  // outermost one; inside a user scope, Python went on to other lines.
+  const OpenOp* const enclosing = stack.depth == 0 ? nullptr : &stack.ops[stack.depth - 1];
+  desc.srcloc_id = enclosing == nullptr || enclosing->user_scope ? CallerLocationId()
+                                                                 : enclosing->desc.srcloc_id;
   const uint64_t id = optrace_op_begin(&desc, OPTRACE_OP_SCOPED);
   if (id == 0) return;
-  stack.ops[stack.depth++] = OpenOp{&fn, desc, id};
+  stack.ops[stack.depth++] = OpenOp{&fn, desc, id, user_scope};
+  // Right after the LAUNCH: an instant's parent is the innermost scoped op
+  // open on the thread, this range.
+  if (number) optrace_counter(OPTRACE_LEVEL_TRACE, desc.name_id, *number);
 }
 
 void EndOp(const at::RecordFunction& fn) {
@@ -246,10 +278,17 @@ int optrace_torch_enable(const char* internal_prefix) {
   if (r.registered) return 1;
   try {
     SetInternalPathPrefix(internal_prefix != nullptr ? internal_prefix : "");
+    // One callback for ops and user scopes: libtorch hands a RecordFunction
+    // the callbacks of its own scope only (StepCallbacks per scope), so
+    // listing USER_SCOPE adds no work to an op, and one handle turns both
+    // off. Asking for inputs costs a user scope something only when
+    // record_function is given its args string (docs/BENCHMARKS.md,
+    // "PyTorch user scopes").
     r.handle = at::addGlobalCallback(
         at::RecordFunctionCallback(OnStart, OnEnd)
             .needsInputs(true)
-            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
+                     at::RecordScope::USER_SCOPE}));
     r.enabled.store(true, std::memory_order_relaxed);
     FollowLevel();
     r.registered = true;

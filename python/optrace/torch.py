@@ -1,5 +1,6 @@
-"""Every aten op and autograd function of this PyTorch program as an
-optrace op (docs/pytorch.md).
+"""Every aten op, autograd function and user scope (record_function,
+Optimizer.step#..., ProfilerStep#N) of this PyTorch program as an optrace
+op (docs/pytorch.md).
 
     import optrace.torch
     optrace.torch.enable()

@@ -19,6 +19,10 @@ per step (ops counted by the floor callback).
 
   tests/bench/torch_cost.py --build build [--rounds 5]
   tests/bench/torch_cost.py --build build --rss 100000   (RSS over a long run)
+  tests/bench/torch_cost.py --build build --scopes 20000 [--rounds 5]
+      (CPU time of one `with record_function(...)` range, without and with
+      its optional args string, plain against trace: what recording user
+      scopes costs, and what asking for inputs adds to it)
 """
 
 import argparse
@@ -100,6 +104,28 @@ def worker(args):
     ops = (floor.optrace_bench_floor_ops() - ops_before) / args.steps if floor else 0
     print(json.dumps({"us_per_step": seconds / args.steps * 1e6, "ops_per_step": ops,
                       "pid": os.getpid()}))
+
+
+def scope_worker(args):
+    """args.steps `with record_function("block"[, "arg"]): pass` ranges;
+    prints the CPU time of one."""
+    import torch
+    import torch.autograd.profiler as profiler
+    torch.set_num_threads(1)
+    if args.config == "trace":
+        import optrace.torch
+        optrace.torch.enable()
+        time.sleep(0.05)
+    extra = ("arg",) if args.with_args else ()
+    for _ in range(max(100, args.steps // 10)):
+        with profiler.record_function("block", *extra):
+            pass
+    start = time.process_time()
+    for _ in range(args.steps):
+        with profiler.record_function("block", *extra):
+            pass
+    seconds = time.process_time() - start
+    print(json.dumps({"ns_per_scope": seconds / args.steps * 1e9, "pid": os.getpid()}))
 
 
 def rss_kib():
@@ -194,6 +220,9 @@ def main():
     parser.add_argument("--rss", type=int, default=0, help="steps of the RSS run (0: none)")
     parser.add_argument("--worker", nargs=4, metavar=("MODEL", "MODE", "CONFIG", "STEPS"))
     parser.add_argument("--rss-worker", nargs=2, metavar=("CONFIG", "STEPS"))
+    parser.add_argument("--scopes", type=int, default=0,
+                        help="ranges per run of the user scope runs (0: none)")
+    parser.add_argument("--scope-worker", nargs=3, metavar=("CONFIG", "ARGS", "STEPS"))
     parser.add_argument("--floor", default="")
     args = parser.parse_args()
     if args.worker:
@@ -203,6 +232,10 @@ def main():
     if args.rss_worker:
         args.config, args.steps = args.rss_worker[0], int(args.rss_worker[1])
         return rss_worker(args)
+    if args.scope_worker:
+        args.config, args.with_args = args.scope_worker[0], args.scope_worker[1] == "args"
+        args.steps = int(args.scope_worker[2])
+        return scope_worker(args)
 
     args.build = os.path.abspath(args.build)
     sys.path.insert(0, os.path.join(args.build, "python"))
@@ -217,6 +250,22 @@ def main():
                 samples = run_worker(args, environment(args, config), "--rss-worker", config,
                                      str(args.rss))
                 print(f"rss {config}: " + " ".join(f"{i}:{kib // 1024}MiB" for i, kib in samples))
+            return
+        if args.scopes:
+            runs = {}
+            for _ in range(args.rounds):
+                for with_args in ("none", "args"):
+                    for config in ("plain", "trace"):
+                        r = run_worker(args, environment(args, config), "--scope-worker", config,
+                                       with_args, str(args.scopes))
+                        runs.setdefault((with_args, config), []).append(r["ns_per_scope"])
+            med = {key: statistics.median(values) for key, values in runs.items()}
+            print("| record_function | plain ns/range | trace ns/range | trace - plain |")
+            print("|---|---|---|---|")
+            for with_args in ("none", "args"):
+                plain, trace = med[(with_args, "plain")], med[(with_args, "trace")]
+                print(f"| {'(name, args)' if with_args == 'args' else '(name)'} | {plain:.0f} | "
+                      f"{trace:.0f} | {trace - plain:+.0f} |")
             return
         results = {}
         drops = {"spans": 0, "dropped": 0}

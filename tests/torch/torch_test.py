@@ -1,12 +1,14 @@
 """liboptrace_torch against a real optraced, with real /usr/bin/python3 and
 Debian's torch: unmodified programs under `optrace run --torch`, counts per
-name against torch.autograd.profiler's, tags and source lines, level off,
-the level raised live by a tail, and the tag cap."""
+name against torch.autograd.profiler's, tags and source lines, user scopes
+(record_function, the optimizer's, ProfilerStep#N as a counter), level
+off, the level raised live by a tail, and the tag cap."""
 
 import collections
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -38,11 +40,43 @@ class TorchTest(t.DaemonTestCase):
         session = self.ended_session(pid)
         return session, t.wait_until(lambda: list(self.client.ops(session.id)) or None, 5) or []
 
+    def all_spans_of(self, pid):
+        """The ended session of process `pid` and its spans, once as many
+        are stored as the session counts (or what is stored after 20 s)."""
+        session = self.ended_session(pid)
+        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
+            list(self.client.ops(session.id))))
+        return session, spans if spans is not None else list(self.client.ops(session.id))
+
+    def run_user_scopes(self, mode, count):
+        """user_scopes_program.py MODE COUNT under `optrace run --torch`,
+        with nothing lost; returns (its report, its session, its spans by
+        op id, the count of its spans per name)."""
+        report = self.run_torch(torch_program("user_scopes_program.py"), mode, count)
+        self.assertEqual(report["losses"], dict.fromkeys(report["losses"], 0))
+        session, spans = self.all_spans_of(report["pid"])
+        return (report, session, {s.op_id: s for s in spans},
+                collections.Counter(s.name for s in spans))
+
+    def counters_of(self, session, name, count):
+        """(value, parent_op_id) of the session's counter samples named
+        `name`, in time order, read from its SQLite export once `count` of
+        them are there (or what is there after 20 s)."""
+        path = os.path.join(self.folder, f"session{session.id}.db")
+
+        def read():
+            self.client.export(session.id, "sqlite", path)
+            with sqlite3.connect(path) as db:
+                rows = db.execute("SELECT value, parent_op_id FROM instants WHERE kind = "
+                                  "'counter' AND name = ? ORDER BY ts_unix_ns", (name,)).fetchall()
+            os.remove(path)
+            return rows if len(rows) >= count else None
+
+        return t.wait_until(read) or []
+
     def test_Run_UnmodifiedTraining_OpsTagsLinesParentsAndThreads(self):
         report = self.run_torch(torch_program("train_program.py"), 2)
-        session, spans = self.spans_of(report["pid"])
-        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
-            list(self.client.ops(session.id)))) or list(self.client.ops(session.id))
+        session, spans = self.all_spans_of(report["pid"])
         by_id = {s.op_id: s for s in spans}
         names = collections.Counter(s.name for s in spans)
         for name in ("aten::linear", "aten::addmm", "aten::relu", "aten::softmax",
@@ -71,16 +105,65 @@ class TorchTest(t.DaemonTestCase):
             report = self.run_torch(torch_program("train_program.py"), 3, "--profile", path)
             with open(path) as f:
                 profiled = json.load(f)
-        session, _ = self.spans_of(report["pid"])
-        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
-            list(self.client.ops(session.id)))) or []
+        _, spans = self.all_spans_of(report["pid"])
         stored = collections.Counter(s.name for s in spans)
-        # The profiler also lists user scopes (Optimizer.step#SGD.step),
-        # which are not ops; every op it counts, optrace stored as often.
-        ops = {name: count for name, count in profiled.items() if "#" not in name}
-        self.assertGreater(len(ops), 10)
+        # Every op and user scope (Optimizer.step#SGD.step) the profiler
+        # counts, optrace stored as often.
+        self.assertIn("Optimizer.step#SGD.step", profiled)
+        self.assertGreater(len(profiled), 10)
         self.maxDiff = None
-        self.assertEqual({name: stored[name] for name in ops}, ops)
+        self.assertEqual({name: stored[name] for name in profiled}, profiled)
+
+    def test_RecordFunction_RangesNamedAndParentsOfTheirOps(self):
+        _, _, by_id, names = self.run_user_scopes("block", 20)
+        self.assertEqual((names["outer"], names["my_block"], names["aten::mm"]), (20, 20, 20))
+        # Each its own Python line: the ops inside a range do not inherit it.
+        lines = t.source_lines(torch_program("user_scopes_program.py"))
+        line_of = {"outer": lines["outer"], "my_block": lines["my_block"],
+                   "aten::mm": lines["block_ops"], "aten::relu": lines["block_ops"]}
+        parent_of = {"outer": None, "my_block": "outer", "aten::mm": "my_block",
+                     "aten::relu": "my_block"}
+        for s in by_id.values():
+            if s.name not in line_of:
+                continue
+            self.assertTrue(s.source_location.endswith(f"user_scopes_program.py:{line_of[s.name]}"),
+                            (s.name, s.source_location))
+            self.assertEqual(by_id[s.parent_op_id].name if s.parent_op_id else None,
+                             parent_of[s.name])
+            if s.name in ("outer", "my_block"):
+                self.assertEqual(s.tag, "")
+
+    def test_SgdLoop_OptimizerScopesOncePerIterationAroundTheirOps(self):
+        _, _, by_id, names = self.run_user_scopes("train", 7)
+        self.assertEqual(names["Optimizer.step#SGD.step"], 7)
+        self.assertEqual(names["Optimizer.zero_grad#SGD.zero_grad"], 7)
+        # SGD's parameter update runs inside its step's range.
+        parents = [by_id[s.parent_op_id].name for s in by_id.values()
+                   if s.name == "aten::add_" and s.parent_op_id in by_id]
+        updates = [name for name in parents if name == "Optimizer.step#SGD.step"]
+        self.assertGreaterEqual(len(updates), 7 * 2)  # weight and bias, every step
+
+    def test_ProfilerSteps_3000_OneNameAndTheNumbersAsCounters(self):
+        # Nothing lost: names_over_cap is 0 (run_user_scopes).
+        report, session, by_id, names = self.run_user_scopes("profiler", 3000)
+        numbers = [int(name.split("#")[1]) for name in report["steps"]]
+        self.assertEqual(len(numbers), 3001)  # the one start() opens, then one per step()
+        self.assertEqual(session.drops.names_capped, 0)
+        steps = sorted((s for s in by_id.values() if s.name.startswith("ProfilerStep")),
+                       key=lambda s: s.op_id)
+        self.assertEqual({s.name for s in steps}, {"ProfilerStep#"})
+        self.assertEqual(len(steps), len(numbers))
+        stats = self.client.stats(session.id, by="name").rows
+        self.assertEqual([row.count for row in stats if row.name.startswith("ProfilerStep")],
+                         [len(numbers)])
+        # One sample per range, right after its start: its parent is the range.
+        counters = self.counters_of(session, "ProfilerStep#", len(numbers))
+        self.maxDiff = None
+        self.assertEqual([value for value, _ in counters], numbers)
+        self.assertEqual([parent for _, parent in counters], [s.op_id for s in steps])
+        muls = [s for s in by_id.values() if s.name == "aten::mul"]
+        self.assertEqual(len(muls), 3000)
+        self.assertTrue(all(by_id[s.parent_op_id].name == "ProfilerStep#" for s in muls))
 
     def test_TagCache_AlternatingShapesAndDtypes_EveryOpItsOwnTag(self):
         # Inputs whose sizes join alike ([1,3],[3] and [1],[3,3]; 12x3 and
