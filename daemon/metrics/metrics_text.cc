@@ -62,22 +62,41 @@ void MetricsText::Family(std::string_view name, std::string_view type, std::stri
   out_ += '\n';
 }
 
+std::string MetricsText::LabelText(std::initializer_list<MetricLabel> labels) {
+  std::string out;
+  for (const MetricLabel& label : labels) {
+    if (!out.empty()) out += ',';
+    out += label.name;
+    out += "=\"";
+    out += EscapeLabelValue(label.value);
+    out += '"';
+  }
+  return out;
+}
+
 void MetricsText::SampleStart(std::string_view name, std::initializer_list<MetricLabel> labels) {
   out_ += name;
   if (labels.size() == 0) {
     out_ += ' ';
     return;
   }
-  char separator = '{';
-  for (const MetricLabel& label : labels) {
-    out_ += separator;
-    out_ += label.name;
-    out_ += "=\"";
-    out_ += EscapeLabelValue(label.value);
+  out_ += '{';
+  out_ += LabelText(labels);
+  out_ += "} ";
+}
+
+void MetricsText::SampleWithLabelText(std::string_view name, std::string_view label_text,
+                                      std::string_view le, uint64_t value) {
+  out_ += name;
+  out_ += '{';
+  out_ += label_text;
+  if (!le.empty()) {
+    out_ += ",le=\"";
+    out_ += le;
     out_ += '"';
-    separator = ',';
   }
   out_ += "} ";
+  fmt::format_to(std::back_inserter(out_), "{}\n", value);
 }
 
 void MetricsText::Sample(std::string_view name, std::initializer_list<MetricLabel> labels,

@@ -45,6 +45,16 @@ class MetricsText {
   void Sample(std::string_view name, std::initializer_list<MetricLabel> labels, uint64_t value);
   void Sample(std::string_view name, std::initializer_list<MetricLabel> labels, double value);
 
+  // `labels` as a sample writes them between its braces, escaped: for a
+  // writer of many samples of one label set (a histogram's buckets), which
+  // then escapes each value once.
+  static std::string LabelText(std::initializer_list<MetricLabel> labels);
+
+  // One sample line: name{label_text} value, or name{label_text,le="le"}
+  // value when `le` is not "". REQUIRES: `label_text` from LabelText, not "".
+  void SampleWithLabelText(std::string_view name, std::string_view label_text, std::string_view le,
+                           uint64_t value);
+
   // The text so far (ends with a line feed when not empty).
   const std::string& text() const { return out_; }
 

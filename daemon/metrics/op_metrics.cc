@@ -100,22 +100,27 @@ void OpMetrics::WriteTo(MetricsText* out) const {
   out->Family("optrace_op_duration_seconds", "histogram",
               "Durations (LAUNCH to COMPLETE) of the stored spans with a known duration, per op "
               "name and target.");
+  static const std::array<std::string, kDurationEdges> kLe = [] {
+    std::array<std::string, kDurationEdges> le;
+    for (size_t i = 0; i < kDurationEdges; ++i) {
+      le[i] = fmt::format("{}", static_cast<double>(DurationEdgeNs(i)) / kNsPerSecond);
+    }
+    return le;
+  }();
   for (const OpSeries& s : series) {
-    const std::string_view target = TargetKindName(static_cast<abi::TargetKind>(s.target));
+    const std::string labels = MetricsText::LabelText(
+        {{"name", s.name}, {"target", TargetKindName(static_cast<abi::TargetKind>(s.target))}});
     uint64_t cumulative = 0;
     for (size_t i = 0; i < kDurationEdges; ++i) {
       cumulative += s.buckets[i];
-      const std::string le =
-          fmt::format("{}", static_cast<double>(DurationEdgeNs(i)) / kNsPerSecond);
-      out->Sample("optrace_op_duration_seconds_bucket",
-                  {{"name", s.name}, {"target", target}, {"le", le}}, cumulative);
+      out->SampleWithLabelText("optrace_op_duration_seconds_bucket", labels, kLe[i], cumulative);
     }
-    out->Sample("optrace_op_duration_seconds_bucket",
-                {{"name", s.name}, {"target", target}, {"le", "+Inf"}}, s.ok_spans);
-    out->Sample("optrace_op_duration_seconds_sum", {{"name", s.name}, {"target", target}},
-                static_cast<double>(s.ok_sum_ns) / kNsPerSecond);
-    out->Sample("optrace_op_duration_seconds_count", {{"name", s.name}, {"target", target}},
-                s.ok_spans);
+    out->SampleWithLabelText("optrace_op_duration_seconds_bucket", labels, "+Inf", s.ok_spans);
+    out->Sample(
+        "optrace_op_duration_seconds_sum",
+        {{"name", s.name}, {"target", TargetKindName(static_cast<abi::TargetKind>(s.target))}},
+        static_cast<double>(s.ok_sum_ns) / kNsPerSecond);
+    out->SampleWithLabelText("optrace_op_duration_seconds_count", labels, "", s.ok_spans);
   }
   out->Family("optrace_op_series_overflow_total", "counter",
               "(session, name, target) pairs counted in name=\"other\" because a series cap was "

@@ -1,7 +1,8 @@
 """A Python runtime for metrics_test.py: records OPS ops named "metrics_op"
 lasting from about 2 us to about 2 ms (a spread over many histogram
-buckets), then one op of each of DISTINCT other names ("name_0", ...),
-and prints a JSON report (its pid). Arguments: OPS DISTINCT.
+buckets), then one op of each of DISTINCT other names (PREFIX_0, ...;
+PREFIX is "name" unless given), and prints a JSON report (its pid).
+Arguments: OPS DISTINCT [PREFIX].
 """
 
 import json
@@ -12,6 +13,7 @@ import time
 import optrace
 
 ops, distinct = (int(a) for a in sys.argv[1:3])
+prefix = sys.argv[3] if len(sys.argv) > 3 else "name"
 assert optrace.enabled() and optrace.get_level() == "trace"
 
 for i in range(ops):
@@ -22,6 +24,6 @@ for i in range(ops):
         while time.perf_counter_ns() < end:
             pass
 for i in range(distinct):
-    with optrace.op(f"name_{i}"):
+    with optrace.op(f"{prefix}_{i}"):
         pass
 print(json.dumps({"pid": os.getpid()}))
