@@ -124,7 +124,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
         if (!answer.www_authenticate.empty()) {
           res.set_header("WWW-Authenticate", answer.www_authenticate);
         }
-        res.set_content(std::move(answer.body), answer.content_type.c_str());
+        // Moved, not set_content: that copies the body (megabytes for a scrape).
+        res.body = std::move(answer.body);
+        res.set_header("Content-Type", answer.content_type);
       });
   const int port = options.port == 0
                        ? server.bind_to_any_port(options.host)

@@ -14,7 +14,7 @@ std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& 
   WriteStatusMetrics(status, &text);
   ops.WriteTo(&text);
   WriteProcessMetrics(&text);
-  return text.text();
+  return text.Take();
 }
 
 Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace optrace::daemon {
 
@@ -55,8 +56,15 @@ class MetricsText {
   void SampleWithLabelText(std::string_view name, std::string_view label_text, std::string_view le,
                            uint64_t value);
 
+  // Makes room for `bytes` more of text (a scrape is megabytes: growing
+  // it by doubling copies and faults in every page again).
+  void Reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
+
   // The text so far (ends with a line feed when not empty).
   const std::string& text() const { return out_; }
+
+  // Moves the text out; the builder is left empty.
+  std::string Take() { return std::move(out_); }
 
  private:
   void SampleStart(std::string_view name, std::initializer_list<MetricLabel> labels);
