@@ -194,8 +194,8 @@ int Run(const Flags& flags) {
   store_options.keep_after_ns = config.keep_after_ns;
   store_options.keep_before_ns = config.keep_before_ns;
   store_options.keep_rules = config.keep_rules;
-  // Counted as the writer commits, whether or not the endpoint is on: a
-  // lookup and an increment per span (docs/BENCHMARKS.md).
+  // Counted as the writer commits (a lookup and a few increments per
+  // span), only when the endpoint is on: otherwise it stays empty.
   OpMetrics op_metrics(
       OpMetricsLimits{config.metrics_max_names_per_session, config.metrics_max_series});
   if (!config.metrics_listen.empty()) store_options.committed_observer = &op_metrics;
@@ -209,7 +209,7 @@ int Run(const Flags& flags) {
     LogError("cannot read {}: {}", config.db, resume.status().message());
     return kExitFailure;
   }
-  op_metrics.OnResumedStrings(resume.value().strings);
+  if (!config.metrics_listen.empty()) op_metrics.OnResumedStrings(resume.value().strings);
   auto reader = SpanReader::Open(config.db);
   if (!reader.ok()) {
     LogError("cannot read {}: {}", config.db, reader.status().message());
