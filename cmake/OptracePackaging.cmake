@@ -75,6 +75,9 @@ install(FILES "${_optrace_deploy}/clickhouse/README.md"
 install(PROGRAMS "${_optrace_deploy}/clickhouse/create-tables.sh"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/optrace/clickhouse" COMPONENT optrace)
 install(FILES "${_optrace_deploy}/systemd/listen-tcp.conf"
+              "${_optrace_deploy}/systemd/metrics-listen.conf"
+              "${_optrace_deploy}/prometheus/prometheus.yml"
+              "${_optrace_deploy}/prometheus/optrace-alerts.yml"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples" COMPONENT optrace)
 
 # ---- liboptrace for other projects: CMake package and pkg-config ----------

@@ -23,6 +23,8 @@
 #include "levels/level_policy.h"
 #include "live/tail_hub.h"
 #include "log/log.h"
+#include "metrics/metrics_endpoint.h"
+#include "metrics/op_metrics.h"
 #include "service/fd_limit.h"
 #include "service/memory_trimmer.h"
 #include "service/systemd_notifier.h"
@@ -41,8 +43,9 @@ struct Flags {
   std::string config;
   std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
       retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, keep_session_max_bytes,
-      keep_uid_max_bytes, forward_clickhouse, node;
+      keep_uid_max_bytes, forward_clickhouse, node, metrics_listen, metrics_token_file;
   bool debug = false;
+  bool metrics_insecure = false;
 };
 
 // A flag whose text, when given, is parsed into a config field.
@@ -102,6 +105,9 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
   if (f.forward_clickhouse) c->forward.url = *f.forward_clickhouse;
   if (f.node) c->node = *f.node;
   if (f.debug) c->debug_log = true;
+  if (f.metrics_listen) c->metrics_listen = *f.metrics_listen;
+  if (f.metrics_token_file) c->metrics_token_file = *f.metrics_token_file;
+  if (f.metrics_insecure) c->metrics_insecure = true;
   return Status::Ok();
 }
 
@@ -188,6 +194,11 @@ int Run(const Flags& flags) {
   store_options.keep_after_ns = config.keep_after_ns;
   store_options.keep_before_ns = config.keep_before_ns;
   store_options.keep_rules = config.keep_rules;
+  // Counted as the writer commits (a lookup and a few increments per
+  // span), only when the endpoint is on: otherwise it stays empty.
+  OpMetrics op_metrics(
+      OpMetricsLimits{config.metrics_max_names_per_session, config.metrics_max_series});
+  if (!config.metrics_listen.empty()) store_options.committed_observer = &op_metrics;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {
     LogError("{}", store.status().message());
@@ -198,6 +209,7 @@ int Run(const Flags& flags) {
     LogError("cannot read {}: {}", config.db, resume.status().message());
     return kExitFailure;
   }
+  if (!config.metrics_listen.empty()) op_metrics.OnResumedStrings(resume.value().strings);
   auto reader = SpanReader::Open(config.db);
   if (!reader.ok()) {
     LogError("cannot read {}: {}", config.db, reader.status().message());
@@ -275,6 +287,24 @@ int Run(const Flags& flags) {
     loop.Join();
     return kExitFailure;
   }
+  std::unique_ptr<MetricsEndpoint> metrics;
+  if (!config.metrics_listen.empty()) {
+    auto started = MetricsEndpoint::Start(
+        {config.metrics_listen, config.metrics_token_file, config.metrics_insecure},
+        [&service](v1::GetStatusResponse* status) { return service.FullStatus(status); },
+        &op_metrics);
+    if (!started.ok()) {
+      LogError("{}", started.status().message());
+      server.value()->Shutdown();
+      loop.RequestStop();
+      loop.Join();
+      return kExitFailure;
+    }
+    metrics = std::move(started).value();
+    LogInfo("serving metrics on {} (http://{}/metrics){}", config.metrics_listen,
+            config.metrics_listen,
+            metrics->requires_token() ? ", bearer token required" : ", no token");
+  }
   LogInfo("optraced {} ready: namespace '{}', socket {}, db {}, default level {}", OPTRACE_VERSION,
           config.ns, config.socket, config.db, LevelName(config.level));
   systemd.Ready("serving namespace '" + config.ns + "' on " + config.socket);
@@ -311,6 +341,7 @@ int Run(const Flags& flags) {
   // Streams first (tails end, their levels are restored by the loop's last
   // pass), then drain, store and detach.
   systemd.Stopping();
+  metrics.reset();
   server.value()->Shutdown();
   loop.RequestStop();
   loop.Join();
@@ -367,6 +398,13 @@ int main(int argc, char** argv) {
                  "forward every stored span to the ClickHouse HTTP interface at this URL "
                  "(e.g. http://ch1:8123), and answer fleet queries from it");
   app.add_option("--node", flags.node, "this machine's name in the fleet (default: the host name)");
+  app.add_option("--metrics-listen", flags.metrics_listen,
+                 "serve Prometheus metrics at http://HOST:PORT/metrics (opt-in; beyond loopback "
+                 "it needs --metrics-token-file or --metrics-insecure)");
+  app.add_option("--metrics-token-file", flags.metrics_token_file,
+                 "file holding the bearer token /metrics requires (not readable by others)");
+  app.add_flag("--metrics-insecure", flags.metrics_insecure,
+               "serve --metrics-listen beyond loopback without a token");
   app.add_flag("--debug", flags.debug, "log debug messages");
   CLI11_PARSE(app, argc, argv);
 

@@ -14,13 +14,15 @@ packages=(
   libtomlplusplus-dev libre2-dev libsystemd-dev
   # the ClickHouse forwarder: HTTP (libcurl) and gzip (zlib)
   libcurl4-openssl-dev zlib1g-dev
+  # the metrics endpoint's HTTP server (daemon/http/)
+  libcpp-httplib-dev
   # the Python package (python/): headers for its extension, the gRPC stubs' runtime
   python3-dev python3-grpcio python3-protobuf
   # liboptrace_torch (torch/) and its tests and benchmarks: Debian's CPU
   # PyTorch 1.13 (about 200 MB), its C++ headers, torchvision's models
   python3-torch libtorch-dev python3-torchvision
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
+  # tests and benchmarks (prometheus: the metrics test's scraper, and promtool)
+  prometheus libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
   # tests/bench/side_by_side.sh: the tracers and loggers optrace is compared with
   lttng-tools liblttng-ust-dev babeltrace2 libspdlog-dev
   # the fleet tests: two real ClickHouse servers (tests/fleet/)

@@ -434,8 +434,14 @@ grpc::Status OpTraceService::ExportBody(const Caller& caller,
 grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest*,
                                        v1::GetStatusResponse* response) {
   const Caller caller = ctx_.callers->Identify(*ctx);
+  if (!FullStatus(response)) return DrainBusy();
+  LimitStatusToCaller(caller, response);
+  return grpc::Status::OK;
+}
+
+bool OpTraceService::FullStatus(v1::GetStatusResponse* response) const {
   auto drain = ctx_.drain->LiveStatus();
-  if (!drain) return DrainBusy();
+  if (!drain) return false;
   std::optional<SessionRecord> stored_drops = StoredDropsExcept(ctx_.db_path, drain->live_sessions);
   const StatusSnapshot state{
       .version = ctx_.version,
@@ -457,8 +463,7 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
           ctx_.forwarder != nullptr ? std::optional(ctx_.forwarder->GetStatus()) : std::nullopt,
   };
   FillStatusReport(state, response);
-  LimitStatusToCaller(caller, response);
-  return grpc::Status::OK;
+  return true;
 }
 
 grpc::Status OpTraceService::KeepRange(grpc::ServerContext* ctx,

@@ -76,6 +76,10 @@ class OpTraceService final
                                                     const v1::ExportRequest* request) override;
   grpc::Status GetStatus(grpc::ServerContext* ctx, const v1::GetStatusRequest* request,
                          v1::GetStatusResponse* response) override;
+  // What GetStatus answers an admin: the whole report, every uid's
+  // sessions (the metrics endpoint's source). False when the drain thread
+  // did not answer in time. Thread rules: any thread, as GetStatus.
+  bool FullStatus(v1::GetStatusResponse* response) const;
   grpc::Status KeepRange(grpc::ServerContext* ctx, const v1::KeepRangeRequest* request,
                          v1::KeepRangeResponse* response) override;
   grpc::Status ListKeeps(grpc::ServerContext* ctx, const v1::ListKeepsRequest* request,

@@ -303,6 +303,11 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::max_bytes_in_flight_per_uid>(
         "max_bytes_in_flight_per_uid", kRestart),
     Key<ReadCount, &C::max_threaded_streams>("max_threaded_streams", kRestart),
+    Key<ReadString, &C::metrics_listen>("metrics_listen", kRestart),
+    Key<ReadString, &C::metrics_token_file>("metrics_token_file", kRestart),
+    Key<ReadBool, &C::metrics_insecure>("metrics_insecure", kRestart),
+    Key<ReadCount, &C::metrics_max_names_per_session>("metrics_max_names_per_session", kRestart),
+    Key<ReadCount, &C::metrics_max_series>("metrics_max_series", kRestart),
 };
 
 // The error for a key that is no row of kConfigKeys.
@@ -459,6 +464,21 @@ Status ValidateConfig(const DaemonConfig& c) {
     return Status::InvalidArgument("max_bytes_in_flight_per_uid " +
                                    std::to_string(c.max_bytes_in_flight_per_uid) +
                                    " must be at least 64KiB (one message)");
+  }
+  if (!c.metrics_listen.empty() && c.metrics_listen.rfind(':') == std::string::npos) {
+    return Status::InvalidArgument("metrics_listen " + Quote(c.metrics_listen) +
+                                   " must be HOST:PORT");
+  }
+  if (!c.metrics_token_file.empty() && c.metrics_token_file[0] != '/') {
+    return Status::InvalidArgument("metrics_token_file " + Quote(c.metrics_token_file) +
+                                   " must be an absolute path");
+  }
+  if (c.metrics_max_names_per_session < 1 || c.metrics_max_series < 1 ||
+      c.metrics_max_series > 1'000'000) {
+    return Status::InvalidArgument(
+        "metrics_max_names_per_session " + std::to_string(c.metrics_max_names_per_session) +
+        " and metrics_max_series " + std::to_string(c.metrics_max_series) +
+        " must be at least 1, and metrics_max_series at most 1000000");
   }
   return ValidateForward(c.forward);
 }

@@ -81,6 +81,16 @@ struct DaemonConfig {
   // QueryOps and Export streams served at once, all uids together: each
   // runs its scan on a thread of its own while it streams.
   uint64_t max_threaded_streams = 16;
+  // The metrics endpoint (docs/daemon.md: metrics): HOST:PORT of GET
+  // /metrics, "" = off; the bearer token's file ("" = none), and whether a
+  // non-loopback address may serve without one.
+  std::string metrics_listen;
+  std::string metrics_token_file;
+  bool metrics_insecure = false;
+  // Its cardinality caps (OpMetricsLimits): series one session's names
+  // may have, and series of all sessions together.
+  uint64_t metrics_max_names_per_session = 200;
+  uint64_t metrics_max_series = 2000;
 };
 
 // Limits of forward_clickhouse_batch_spans: one INSERT of at most this many

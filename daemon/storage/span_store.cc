@@ -270,6 +270,9 @@ void SqliteSpanStore::WriterLoop() {
     lock.unlock();
     const Status written = writer_->Write(batch);
     if (written.ok() && window_ != nullptr) window_->Note(batch);
+    if (written.ok() && options_.committed_observer != nullptr) {
+      options_.committed_observer->OnCommitted(batch);
+    }
     // Before the window's next pass, which would trim what they keep. A
     // crash keep refused over a budget is counted; writing goes on either way.
     if (written.ok()) {

@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "model/keep.h"
 #include "model/store_batch.h"
+#include "storage/committed_batch_observer.h"
 
 namespace optrace::daemon {
 
@@ -36,6 +37,9 @@ struct StoreOptions {
   // How long op_aggregates' sketches may lag their totals (BatchWriter);
   // 0 writes them with every batch (tests that read them after Flush).
   std::chrono::milliseconds sketch_write_interval{1000};
+  // Told of every committed batch on the writer thread (the metrics
+  // registry); null = nobody. Borrowed: must outlive the store.
+  CommittedBatchObserver* committed_observer = nullptr;
 };
 
 // Everything a (re)starting daemon needs to continue where the last one

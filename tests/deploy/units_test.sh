@@ -35,17 +35,22 @@ verify() {
 verify "system unit" verify --man=yes "$system_unit"
 verify "user unit" --user verify --man=yes "$user_unit"
 
-# The TCP drop-in (docs/deploy.md) beside a copy of the unit: it must
-# verify too, and really give the network back.
-mkdir -p "$T/tcp/optraced.service.d"
-cp "$system_unit" "$T/tcp/optraced.service"
-cp "$PREFIX/share/doc/optrace/examples/listen-tcp.conf" "$T/tcp/optraced.service.d/"
-verify "system unit + listen-tcp.conf" verify --man=yes "$T/tcp/optraced.service"
-systemd-analyze security --offline=true "$T/tcp/optraced.service" >"$T/tcp-security.log" 2>&1 || true
-grep -q 'PrivateNetwork=.*has access to the host' "$T/tcp-security.log" \
-  || { cat "$T/tcp-security.log"; fail "listen-tcp.conf does not give the network back"; }
-grep -q 'RestrictAddressFamilies=~AF_(INET|INET6).*may allocate Internet sockets' "$T/tcp-security.log" \
-  || fail "listen-tcp.conf does not allow AF_INET/AF_INET6"
+# A network drop-in beside a copy of the unit: it must verify too, and
+# really give the network back (IPv4 and IPv6 included).
+check_network_dropin() {
+  local dropin="$1" dir="$T/${1%.conf}"
+  mkdir -p "$dir/optraced.service.d"
+  cp "$system_unit" "$dir/optraced.service"
+  cp "$PREFIX/share/doc/optrace/examples/$dropin" "$dir/optraced.service.d/"
+  verify "system unit + $dropin" verify --man=yes "$dir/optraced.service"
+  systemd-analyze security --offline=true "$dir/optraced.service" >"$dir-security.log" 2>&1 || true
+  grep -q 'PrivateNetwork=.*has access to the host' "$dir-security.log" \
+    || { cat "$dir-security.log"; fail "$dropin does not give the network back"; }
+  grep -q 'RestrictAddressFamilies=~AF_(INET|INET6).*may allocate Internet sockets' "$dir-security.log" \
+    || fail "$dropin does not allow AF_INET/AF_INET6"
+}
+check_network_dropin listen-tcp.conf      # --listen (docs/deploy.md)
+check_network_dropin metrics-listen.conf  # --metrics-listen (docs/daemon.md: metrics)
 
 step "systemd-sysusers --dry-run"
 if systemd-sysusers --help 2>/dev/null | grep -q -- --dry-run; then

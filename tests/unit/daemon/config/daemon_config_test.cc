@@ -288,6 +288,11 @@ max_threaded_streams = 4
 const std::map<std::string_view, std::string> kExampleValues = {
     {"socket", R"("/tmp/other/optraced.sock")"},
     {"listen", R"("127.0.0.1:7070")"},
+    {"metrics_listen", R"("127.0.0.1:9464")"},
+    {"metrics_token_file", R"("/etc/optrace/metrics-token")"},
+    {"metrics_insecure", "true"},
+    {"metrics_max_names_per_session", "50"},
+    {"metrics_max_series", "500"},
     {"tls_cert", R"("/etc/optrace/cert.pem")"},
     {"tls_key", R"("/etc/optrace/key.pem")"},
     {"db", R"("/tmp/other/ops.db")"},
@@ -361,6 +366,21 @@ TEST(DaemonConfigTest, KeyTable_EveryKeyAppliedAndReportedChangedUnderItsReloadR
     EXPECT_TRUE(ChangedConfigKeys(defaults, c, other).empty()) << key.name;
   }
   EXPECT_EQ(kExampleValues.size(), ConfigKeys().size()) << "an example of a key that is gone";
+}
+
+TEST(DaemonConfigTest, MetricsKeys_BadValues_ErrorsNameKey) {
+  DaemonConfig c = DefaultConfig();
+  c.metrics_listen = "9464";
+  EXPECT_NE(ValidateConfig(c).message().find("metrics_listen"), std::string::npos);
+  c = DefaultConfig();
+  c.metrics_token_file = "relative/token";
+  EXPECT_NE(ValidateConfig(c).message().find("metrics_token_file"), std::string::npos);
+  c = DefaultConfig();
+  c.metrics_max_series = 0;
+  EXPECT_NE(ValidateConfig(c).message().find("metrics_max_series"), std::string::npos);
+  c = DefaultConfig();
+  EXPECT_TRUE(ValidateConfig(c).ok()) << "the metrics are off by default and valid";
+  EXPECT_TRUE(c.metrics_listen.empty());
 }
 
 // SIGHUP re-applies the level policy only (main.cc): every other key is

@@ -1,0 +1,88 @@
+// The daemon's HTTP server: a small bounded wrapper around cpp-httplib, so
+// that the rest of the daemon never includes it (the metrics endpoint
+// today; the web view will serve through the same class).
+#ifndef OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_
+#define OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+
+namespace optrace::daemon {
+
+// Where and how much an HttpServer serves. The bounds keep stalled or
+// numerous clients off the rest of the daemon: `threads` requests are
+// served at once, at most `max_waiting` accepted connections wait for a
+// thread (beyond, the accept thread waits and the kernel's backlog
+// refuses), every read and write of a connection gives up after
+// `io_timeout`, a connection idle before its (next) request is closed
+// after `keep_alive_timeout` (whole seconds, at least 1), and a request
+// line, header or body over the limits is answered with an error by the
+// library without reaching the handler. Connections are served in the
+// order they came: stalled clients can delay other requests (by at most
+// their number / `threads` times those timeouts), never the threads of the
+// rest of the daemon.
+struct HttpServerOptions {
+  std::string host;  // an address, e.g. "127.0.0.1" or "::1" (no brackets)
+  int port = 0;      // 0 = any free port (see HttpServer::port)
+  size_t threads = 2;
+  size_t max_waiting = 16;
+  std::chrono::milliseconds io_timeout{5000};
+  std::chrono::seconds keep_alive_timeout{2};
+  size_t max_body_bytes = 4096;  // request line and headers: 8 KiB each (the library's)
+};
+
+// What a handler sees of a request: only what it needs, copied.
+struct HttpRequest {
+  std::string method;
+  std::string path;           // without the query string
+  std::string authorization;  // the Authorization header; "" when absent
+};
+
+// What a handler answers.
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::string www_authenticate;  // sent as WWW-Authenticate when not ""
+};
+
+// Answers one request. Called on the server's threads, several at once:
+// it must be thread-safe, and should be quick (it holds one of `threads`).
+// An exception it throws is answered with 500.
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// Serves GET requests of every path with `handler` on its own threads (other
+// methods are answered 404 by the library) until destroyed. Not copyable.
+class HttpServer {
+ public:
+  // Binds host:port and starts serving. Errors: kInvalidArgument for
+  // options out of range, kIoError naming the address when it cannot be
+  // bound.
+  static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options,
+                                                   HttpHandler handler);
+
+  // Stops accepting, lets requests in progress finish (each within
+  // io_timeout) and joins the threads.
+  ~HttpServer();
+
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // The port bound (the one picked when options.port was 0).
+  int port() const { return port_; }
+
+ private:
+  struct Impl;
+  explicit HttpServer(std::unique_ptr<Impl> impl, int port);
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_

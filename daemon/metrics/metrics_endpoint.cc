@@ -1,0 +1,67 @@
+#include "metrics/metrics_endpoint.h"
+
+#include <utility>
+
+#include "metrics/metrics_access.h"
+#include "metrics/metrics_text.h"
+#include "metrics/process_metrics.h"
+#include "metrics/status_metrics.h"
+
+namespace optrace::daemon {
+
+std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& ops) {
+  MetricsText text;
+  WriteStatusMetrics(status, &text);
+  ops.WriteTo(&text);
+  WriteProcessMetrics(&text);
+  return text.Take();
+}
+
+Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+    const MetricsEndpointOptions& options, FullStatusSource status, const OpMetrics* ops) {
+  auto address = ParseMetricsAddress(options.listen);
+  if (!address.ok()) return address.status();
+  std::string token;
+  if (!options.token_file.empty()) {
+    auto read = ReadBearerTokenFile(options.token_file);
+    if (!read.ok()) return read.status();
+    token = std::move(read).value();
+  }
+  if (Status allowed = CheckMetricsAccessRule(address.value(), !token.empty(), options.insecure);
+      !allowed.ok()) {
+    return allowed;
+  }
+  HttpServerOptions http;
+  http.host = address.value().host;
+  http.port = address.value().port;
+  const bool requires_token = !token.empty();
+  auto server =
+      HttpServer::Start(http, [token, status = std::move(status), ops](const HttpRequest& request) {
+        HttpResponse response;
+        if (!token.empty() && !BearerTokenMatches(request.authorization, token)) {
+          response.status = 401;
+          response.www_authenticate = "Bearer";
+          response.body = "401 a bearer token is required (Authorization: Bearer ...)\n";
+          return response;
+        }
+        if (request.path != "/metrics") {
+          response.status = 404;
+          response.body = "404 only /metrics is served here\n";
+          return response;
+        }
+        v1::GetStatusResponse report;
+        if (!status(&report)) {
+          response.status = 503;
+          response.body = "503 the daemon is busy; try again\n";
+          return response;
+        }
+        response.content_type = std::string(kMetricsContentType);
+        response.body = RenderMetrics(report, *ops);
+        return response;
+      });
+  if (!server.ok()) return server.status();
+  return std::unique_ptr<MetricsEndpoint>(
+      new MetricsEndpoint(std::move(server).value(), requires_token));
+}
+
+}  // namespace optrace::daemon

@@ -1,0 +1,155 @@
+#include "http/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace optrace::daemon {
+namespace {
+
+// Sends `request` to 127.0.0.1:`port` on a real socket and returns all
+// that comes back until the server closes.
+std::string Exchange(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return "connect failed";
+  }
+  size_t sent = 0;
+  while (sent < request.size()) {
+    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string reply;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+    reply.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  return reply;
+}
+
+std::unique_ptr<HttpServer> EchoServer(HttpServerOptions options = {}) {
+  options.host = "127.0.0.1";
+  auto server = HttpServer::Start(options, [](const HttpRequest& request) {
+    HttpResponse response;
+    response.body = request.method + " " + request.path + " [" + request.authorization + "]";
+    if (request.path == "/throw") throw std::runtime_error("handler failed");
+    return response;
+  });
+  EXPECT_TRUE(server.ok()) << server.status().message();
+  return server.ok() ? std::move(server).value() : nullptr;
+}
+
+TEST(HttpServerTest, Get_HandlerSeesPathAndAuthorization) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const std::string reply = Exchange(server->port(),
+                                     "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nAuthorization: "
+                                     "Bearer t\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("GET /metrics [Bearer t]"), std::string::npos) << reply;
+}
+
+TEST(HttpServerTest, Malicious_HandlerThrows_500) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const std::string reply =
+      Exchange(server->port(), "GET /throw HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(reply.find(" 500 "), std::string::npos) << reply;
+}
+
+TEST(HttpServerTest, Malicious_HugeHeaderAndGarbage_ErrorsNotCrash) {
+  HttpServerOptions options;
+  options.io_timeout = std::chrono::milliseconds(500);
+  options.keep_alive_timeout = std::chrono::seconds(1);
+  auto server = EchoServer(options);
+  ASSERT_NE(server, nullptr);
+  const std::string huge = "GET / HTTP/1.1\r\nHost: a\r\nX: " + std::string(100'000, 'x') +
+                           "\r\nConnection: close\r\n\r\n";
+  EXPECT_EQ(Exchange(server->port(), huge).find("200 OK"), std::string::npos);
+  EXPECT_EQ(Exchange(server->port(), "\x01\x02garbage\r\n\r\n").find("200 OK"), std::string::npos);
+  const std::string post =
+      "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000\r\n"
+      "Connection: close\r\n\r\n" +
+      std::string(10'000, 'b');
+  EXPECT_EQ(Exchange(server->port(), post).find("200 OK"), std::string::npos);
+  // Still serving.
+  EXPECT_NE(Exchange(server->port(), "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                .find("200 OK"),
+            std::string::npos);
+}
+
+// Stalled clients (connected, sending nothing) hold a thread for the
+// keep-alive timeout each: a real request behind 6 of them on 2 threads is
+// served after about 3 s.
+TEST(HttpServerTest, StalledClients_TimedOut_ServingGoesOn) {
+  HttpServerOptions options;
+  options.threads = 2;
+  options.max_waiting = 4;
+  options.io_timeout = std::chrono::milliseconds(300);
+  options.keep_alive_timeout = std::chrono::seconds(1);
+  auto server = EchoServer(options);
+  ASSERT_NE(server, nullptr);
+  std::vector<int> stalled;
+  for (int i = 0; i < 6; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server->port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    stalled.push_back(fd);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::string reply =
+      Exchange(server->port(), "GET /ok HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  for (const int fd : stalled) ::close(fd);
+}
+
+TEST(HttpServerTest, ManyConcurrentClients_AllServed) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 16; ++i) {
+    clients.emplace_back([&] {
+      for (int j = 0; j < 10; ++j) {
+        if (Exchange(server->port(), "GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                .find("200 OK") != std::string::npos) {
+          ++ok;
+        }
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(ok.load(), 160);
+}
+
+TEST(HttpServerTest, PortTaken_ErrorNamesAddress) {
+  auto first = EchoServer();
+  ASSERT_NE(first, nullptr);
+  HttpServerOptions options;
+  options.host = "127.0.0.1";
+  options.port = first->port();
+  auto second = HttpServer::Start(options, [](const HttpRequest&) { return HttpResponse{}; });
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(std::to_string(first->port())), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::daemon
