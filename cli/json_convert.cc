@@ -172,7 +172,7 @@ json ToJson(const v1::OpStats& stats) {
       {"total_ns", stats.total_ns()}, {"mean_ns", stats.mean_ns()}, {"min_ns", stats.min_ns()},
       {"p50_ns", stats.p50_ns()},     {"p95_ns", stats.p95_ns()},   {"p99_ns", stats.p99_ns()},
       {"max_ns", stats.max_ns()},     {"share", stats.share()},     {"node", stats.node()},
-      {"nodes", stats.nodes()}};
+      {"nodes", stats.nodes()},       {"self_ns", stats.self_ns()}, {"self_share", stats.self_share()}};
 }
 
 json ToJson(const v1::GetStatsResponse& stats) {
@@ -180,6 +180,7 @@ json ToJson(const v1::GetStatsResponse& stats) {
   for (const v1::OpStats& row : stats.rows()) rows.push_back(ToJson(row));
   return {{"rows", rows},
           {"total_ns", stats.total_ns()},
+          {"self_ns", stats.self_ns()},
           {"spans", stats.spans()},
           {"source", StatsSourceWord(stats.source())},
           {"percentiles_exact", stats.percentiles_exact()},
