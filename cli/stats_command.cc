@@ -104,19 +104,19 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
   for (const v1::OpStats& row : stats.rows()) {
     const bool timed = row.ok_count() > 0;
     auto duration = [timed](uint64_t ns) { return timed ? FormatDuration(ns) : std::string("-"); };
-    std::vector<Cell> cells = {row.key().empty() ? "-" : row.key(),
-                               std::to_string(row.count()),
-                               duration(row.total_ns()),
-                               duration(static_cast<uint64_t>(std::llround(row.mean_ns()))),
-                               duration(row.p50_ns()),
-                               duration(row.p95_ns()),
-                               duration(row.p99_ns()),
-                               duration(row.max_ns()),
-                               FormatShare(row.share()),
-                               Cell(RenderBar(sort == v1::STATS_SORT_SELF ? row.self_share()
-                                                                          : row.share(),
-                                              kShareBarWidth),
-                                    Tone::kLaunch)};
+    std::vector<Cell> cells = {
+        row.key().empty() ? "-" : row.key(),
+        std::to_string(row.count()),
+        duration(row.total_ns()),
+        duration(static_cast<uint64_t>(std::llround(row.mean_ns()))),
+        duration(row.p50_ns()),
+        duration(row.p95_ns()),
+        duration(row.p99_ns()),
+        duration(row.max_ns()),
+        FormatShare(row.share()),
+        Cell(
+            RenderBar(sort == v1::STATS_SORT_SELF ? row.self_share() : row.share(), kShareBarWidth),
+            Tone::kLaunch)};
     if (self) {
       cells.insert(cells.begin() + 9, Cell(FormatShare(row.self_share())));
       cells.insert(cells.begin() + 3, Cell(duration(row.self_ns())));
@@ -128,8 +128,7 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
     table.AddRow(std::move(cells));
   }
   return table.Render(width, palette) + fmt::format("{} spans, {}{}\n", stats.spans(),
-                                                    TimeInOpsText(stats, self),
-                                                    SourceText(stats));
+                                                    TimeInOpsText(stats, self), SourceText(stats));
 }
 
 int RunStats(Connection& connection, const StatsOptions& options) {

@@ -37,7 +37,7 @@ struct Span {
   // duration_ns for its self time (SelfNs; SpanCorrelator computes it).
   // 0 for a span without children and for spans stored before self time.
   uint64_t children_ns = 0;
-  uint64_t device_ns = 0;    // device-measured duration when has_device_ns, else 0
+  uint64_t device_ns = 0;  // device-measured duration when has_device_ns, else 0
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;

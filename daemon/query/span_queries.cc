@@ -144,7 +144,10 @@ Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by) {
 }
 
 Status CheckStatsSort(v1::StatsSort sort) {
-  if (sort == v1::STATS_SORT_TOTAL || sort == v1::STATS_SORT_SELF) return Status::Ok();
+  if (sort == v1::STATS_SORT_UNSPECIFIED || sort == v1::STATS_SORT_TOTAL ||
+      sort == v1::STATS_SORT_SELF) {
+    return Status::Ok();
+  }
   return Status::InvalidArgument("sort " + std::to_string(sort) +
                                  " is not a known StatsSort (TOTAL or SELF)");
 }

@@ -5,7 +5,6 @@
 #include <system_error>
 #include <thread>
 
-
 namespace optrace::daemon {
 
 StatsGroups::Group& StatsGroups::NewGroup(uint64_t key) {

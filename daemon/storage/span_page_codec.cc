@@ -41,8 +41,8 @@ bool ForEachColumn(uint8_t version, Visit&& visit) {
 // every span of `spans` (a reused vector holds an earlier page's).
 void ResetColumnsNewerThan(uint8_t version, ColumnSet columns, std::vector<Span>& spans) {
 #define OPTRACE_SPAN_PAGE_COLUMN_RESET(column, member, coding, since) \
-  if (version < (since) && (columns & column) != 0) {                \
-    for (Span & span : spans) span.member = Span{}.member;           \
+  if (version < (since) && (columns & column) != 0) {                 \
+    for (Span & span : spans) span.member = Span{}.member;            \
   }
   OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_RESET)
 #undef OPTRACE_SPAN_PAGE_COLUMN_RESET

@@ -52,21 +52,21 @@ enum class Coding {
 // holds the column). Encode, Decode, Column and kFormatVersion all follow
 // this list: a new span field stored in pages is one row here, with the
 // next format version (older pages still decode, without it).
-#define OPTRACE_SPAN_PAGE_COLUMNS(X)       \
-  X(kStartNs, start_ns, kDelta, 1)         \
-  X(kDurationNs, duration_ns, kPlain, 1)   \
-  X(kDeviceNs, device_ns, kPlain, 1)       \
-  X(kOpId, op_id, kDelta, 1)               \
-  X(kParentOpId, parent_op_id, kDelta, 1)  \
-  X(kName, name, kPlain, 1)                \
-  X(kTag, tag, kPlain, 1)                  \
-  X(kSrcloc, srcloc, kPlain, 1)            \
-  X(kLaunchTid, launch_tid, kDelta, 1)     \
-  X(kCompleteTid, complete_tid, kDelta, 1) \
-  X(kStream, stream, kPlain, 1)            \
-  X(kDevice, device, kPlain, 1)            \
-  X(kTarget, target, kPlain, 1)            \
-  X(kStatus, status, kPlain, 1)            \
+#define OPTRACE_SPAN_PAGE_COLUMNS(X)        \
+  X(kStartNs, start_ns, kDelta, 1)          \
+  X(kDurationNs, duration_ns, kPlain, 1)    \
+  X(kDeviceNs, device_ns, kPlain, 1)        \
+  X(kOpId, op_id, kDelta, 1)                \
+  X(kParentOpId, parent_op_id, kDelta, 1)   \
+  X(kName, name, kPlain, 1)                 \
+  X(kTag, tag, kPlain, 1)                   \
+  X(kSrcloc, srcloc, kPlain, 1)             \
+  X(kLaunchTid, launch_tid, kDelta, 1)      \
+  X(kCompleteTid, complete_tid, kDelta, 1)  \
+  X(kStream, stream, kPlain, 1)             \
+  X(kDevice, device, kPlain, 1)             \
+  X(kTarget, target, kPlain, 1)             \
+  X(kStatus, status, kPlain, 1)             \
   X(kHasDeviceNs, has_device_ns, kPlain, 2) \
   X(kChildrenNs, children_ns, kPlain, 4)
 

@@ -227,6 +227,24 @@ class Client:
             warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return stats
 
+    def tree(self, session_id, *, by_tag=False, depth=0, min_share=0.0, name=None, tag=None,
+             target=None, device=None, min_duration=None):
+        """The session's stored ops as a call tree merged by name (and tag
+        with by_tag): GetTreeResponse with .nodes (TreeNode: depth, name,
+        tag, count, total_ns, self_ns, share, self_share; depth first, the
+        largest total first among siblings), .total_ns (the time in ops,
+        nested ops counted once), .spans and .nodes_left_out. `depth` > 0
+        keeps that many levels; nodes below `min_share` (a fraction) of
+        .total_ns are left out. The filters are ops()'s; an op whose parent
+        they leave out is a root. TrimmedSessionWarning when older spans
+        were trimmed."""
+        request = pb.GetTreeRequest(
+            session_id=session_id, by_tag=by_tag, max_depth=depth, min_share=min_share,
+            filter=_op_filter(name, tag, target, device, min_duration, None))
+        tree = to_python(self._unary(self._stub.GetTree, request))
+        warn_if_trimmed(self.session(session_id).session, stacklevel=2)
+        return tree
+
     def diff(self, a, b, by="name"):
         """Sessions `a` and `b` side by side, grouped by "name" or "tag":
         CompareSessionsResponse with .rows (Comparison) and the totals."""

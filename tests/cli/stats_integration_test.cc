@@ -60,8 +60,8 @@ TEST_F(StatsTest, KnownSleeps_NumbersMatchTheProducerAndTheSpans) {
   ASSERT_EQ(table.exit_code, 0);
   const auto lines = SplitLines(table.out);
   ASSERT_GE(lines.size(), 4u);
-  EXPECT_TRUE(
-      std::regex_match(lines[0], std::regex("NAME +COUNT +TOTAL +SELF +MEAN +P50 +P95 +P99 +MAX +SHARE +SELF%")))
+  EXPECT_TRUE(std::regex_match(
+      lines[0], std::regex("NAME +COUNT +TOTAL +SELF +MEAN +P50 +P95 +P99 +MAX +SHARE +SELF%")))
       << lines[0];
   // The heaviest first, its durations in milliseconds, with the longest
   // bar. Which op that is depends on how long the sleeps really took: on a

@@ -41,9 +41,9 @@ TEST(SelfTimeTest, NestedChain_SelfTimesAddUpToTheOutermostDuration) {
   // 1 [0, 100) > 2 [10, 90) > 3 [20, 60), and 4 [65, 80) under 2.
   SpanCorrelator c = Make();
   CorrelatorOutput out;
-  for (const HalfOp& h : {Half(kL, 1, 0, 5), Half(kL, 2, 10, 5, 1), Half(kL, 3, 20, 5, 2),
-                          Half(kC, 3, 60, 5), Half(kL, 4, 65, 5, 2), Half(kC, 4, 80, 5),
-                          Half(kC, 2, 90, 5), Half(kC, 1, 100, 5)}) {
+  for (const HalfOp& h :
+       {Half(kL, 1, 0, 5), Half(kL, 2, 10, 5, 1), Half(kL, 3, 20, 5, 2), Half(kC, 3, 60, 5),
+        Half(kL, 4, 65, 5, 2), Half(kC, 4, 80, 5), Half(kC, 2, 90, 5), Half(kC, 1, 100, 5)}) {
     c.Add(h, &out);
   }
   std::map<uint64_t, Span> spans = ById(out);
@@ -60,9 +60,9 @@ TEST(SelfTimeTest, NestedChain_SelfTimesAddUpToTheOutermostDuration) {
 TEST(SelfTimeTest, TwoThreadsInterleaved_EachParentCountsOnlyItsOwnChildren) {
   SpanCorrelator c = Make();
   CorrelatorOutput out;
-  for (const HalfOp& h : {Half(kL, 1, 0, 5), Half(kL, 101, 0, 6), Half(kL, 2, 10, 5, 1),
-                          Half(kL, 102, 10, 6, 101), Half(kC, 2, 30, 5), Half(kC, 102, 50, 6),
-                          Half(kC, 1, 40, 5), Half(kC, 101, 60, 6)}) {
+  for (const HalfOp& h :
+       {Half(kL, 1, 0, 5), Half(kL, 101, 0, 6), Half(kL, 2, 10, 5, 1), Half(kL, 102, 10, 6, 101),
+        Half(kC, 2, 30, 5), Half(kC, 102, 50, 6), Half(kC, 1, 40, 5), Half(kC, 101, 60, 6)}) {
     c.Add(h, &out);
   }
   std::map<uint64_t, Span> spans = ById(out);
@@ -91,7 +91,7 @@ TEST(SelfTimeTest, ChildLaunchedOnTheStackWhileParentIsInTheMap_Subtracted) {
   CorrelatorOutput out;
   c.Add(Half(kL, 1, 0, 5), &out);
   c.Add(Half(kL, 50, 1, 9), &out);
-  c.Add(Half(kC, 50, 2, 8), &out);    // spills 1 into the map
+  c.Add(Half(kC, 50, 2, 8), &out);     // spills 1 into the map
   c.Add(Half(kL, 2, 10, 5, 1), &out);  // on the (now empty) stack
   c.Add(Half(kC, 2, 30, 5), &out);
   c.Add(Half(kC, 1, 100, 5), &out);

@@ -223,7 +223,8 @@ TEST(SpanPageCodecTest, Version3Page_NoChildrenEvenInAReusedVector) {
   std::mt19937_64 rng(8);
   const std::vector<Span> spans = RandomSpans(rng, 200);
   std::vector<Span> reused;
-  ASSERT_TRUE(span_page::DecodeInto(span_page::Encode(spans), span_page::kAllColumns, &reused).ok());
+  ASSERT_TRUE(
+      span_page::DecodeInto(span_page::Encode(spans), span_page::kAllColumns, &reused).ok());
   ASSERT_EQ(reused, spans);
   const std::string page = AsVersion3(span_page::Encode(spans));
   ASSERT_EQ(page[0], 3);
