@@ -10,6 +10,7 @@
 #include "stats_command.h"
 #include "status_command.h"
 #include "tail_command.h"
+#include "tree_command.h"
 
 namespace optrace::cli {
 
@@ -17,8 +18,8 @@ std::vector<CommandSpec> DescribeCommands() {
   std::vector<CommandSpec> commands;
   for (CommandSpec (*describe)() :
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
-        DescribeStatsCommand, DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand,
-        DescribeKeepsCommand, DescribeStatusCommand, DescribeRunCommand}) {
+        DescribeStatsCommand, DescribeTreeCommand, DescribeDiffCommand, DescribeExportCommand,
+        DescribeKeepCommand, DescribeKeepsCommand, DescribeStatusCommand, DescribeRunCommand}) {
     commands.push_back(describe());
   }
   return commands;

@@ -167,12 +167,21 @@ json ToJson(const v1::GetLevelResponse& levels) {
 }
 
 json ToJson(const v1::OpStats& stats) {
-  return {
-      {"key", stats.key()},           {"count", stats.count()},     {"ok_count", stats.ok_count()},
-      {"total_ns", stats.total_ns()}, {"mean_ns", stats.mean_ns()}, {"min_ns", stats.min_ns()},
-      {"p50_ns", stats.p50_ns()},     {"p95_ns", stats.p95_ns()},   {"p99_ns", stats.p99_ns()},
-      {"max_ns", stats.max_ns()},     {"share", stats.share()},     {"node", stats.node()},
-      {"nodes", stats.nodes()}};
+  return {{"key", stats.key()},
+          {"count", stats.count()},
+          {"ok_count", stats.ok_count()},
+          {"total_ns", stats.total_ns()},
+          {"mean_ns", stats.mean_ns()},
+          {"min_ns", stats.min_ns()},
+          {"p50_ns", stats.p50_ns()},
+          {"p95_ns", stats.p95_ns()},
+          {"p99_ns", stats.p99_ns()},
+          {"max_ns", stats.max_ns()},
+          {"share", stats.share()},
+          {"node", stats.node()},
+          {"nodes", stats.nodes()},
+          {"self_ns", stats.self_ns()},
+          {"self_share", stats.self_share()}};
 }
 
 json ToJson(const v1::GetStatsResponse& stats) {
@@ -180,6 +189,7 @@ json ToJson(const v1::GetStatsResponse& stats) {
   for (const v1::OpStats& row : stats.rows()) rows.push_back(ToJson(row));
   return {{"rows", rows},
           {"total_ns", stats.total_ns()},
+          {"self_ns", stats.self_ns()},
           {"spans", stats.spans()},
           {"source", StatsSourceWord(stats.source())},
           {"percentiles_exact", stats.percentiles_exact()},
@@ -313,6 +323,24 @@ json ToJson(const v1::ListKeepsResponse& keeps) {
   json list = json::array();
   for (const v1::Keep& keep : keeps.keeps()) list.push_back(ToJson(keep));
   return {{"keeps", list}};
+}
+
+json ToJson(const v1::GetTreeResponse& tree) {
+  json nodes = json::array();
+  for (const v1::TreeNode& node : tree.nodes()) {
+    nodes.push_back({{"depth", node.depth()},
+                     {"name", node.name()},
+                     {"tag", node.tag()},
+                     {"count", node.count()},
+                     {"total_ns", node.total_ns()},
+                     {"self_ns", node.self_ns()},
+                     {"share", node.share()},
+                     {"self_share", node.self_share()}});
+  }
+  return {{"nodes", nodes},
+          {"total_ns", tree.total_ns()},
+          {"spans", tree.spans()},
+          {"nodes_left_out", tree.nodes_left_out()}};
 }
 
 }  // namespace optrace::cli

@@ -39,6 +39,9 @@ nlohmann::json ToJson(const v1::ForwardStatus& forward);
 nlohmann::json ToJson(const v1::GetStatusResponse& status);
 nlohmann::json ToJson(const v1::Keep& keep);
 nlohmann::json ToJson(const v1::ListKeepsResponse& keeps);
+// {"nodes": [{"depth", "name", "tag", "count", "total_ns", "self_ns",
+// "share", "self_share"}, ...], "total_ns", "spans", "nodes_left_out"}.
+nlohmann::json ToJson(const v1::GetTreeResponse& tree);
 
 }  // namespace optrace::cli
 

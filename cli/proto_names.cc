@@ -60,6 +60,10 @@ constexpr std::array<std::pair<std::string_view, v1::GroupBy>, 3> kGroupByWords 
     {"tag", v1::GROUP_BY_TAG},
     {"target", v1::GROUP_BY_TARGET},
 }};
+constexpr std::array<std::pair<std::string_view, v1::StatsSort>, 2> kStatsSortWords = {{
+    {"total", v1::STATS_SORT_TOTAL},
+    {"self", v1::STATS_SORT_SELF},
+}};
 constexpr std::array<std::pair<std::string_view, v1::GroupBy>, 2> kCompareByWords = {{
     {"name", v1::GROUP_BY_NAME},
     {"tag", v1::GROUP_BY_TAG},
@@ -135,6 +139,12 @@ std::optional<v1::GroupBy> ParseGroupByWord(std::string_view text) {
 }
 
 std::string GroupByWordList() { return ListOf(kGroupByWords); }
+
+std::optional<v1::StatsSort> ParseStatsSortWord(std::string_view text) {
+  return FindWord(kStatsSortWords, text);
+}
+
+std::string StatsSortWordList() { return ListOf(kStatsSortWords); }
 
 std::optional<v1::GroupBy> ParseCompareByWord(std::string_view text) {
   return FindWord(kCompareByWords, text);

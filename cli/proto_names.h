@@ -46,6 +46,9 @@ std::string SpanStatusWordList();
 // "name", "tag", "target".
 std::optional<v1::GroupBy> ParseGroupByWord(std::string_view text);
 std::string GroupByWordList();
+// "total", "self": the orders of statistics rows.
+std::optional<v1::StatsSort> ParseStatsSortWord(std::string_view text);
+std::string StatsSortWordList();
 // "name" or "tag": the groupings two sessions can be compared by.
 std::optional<v1::GroupBy> ParseCompareByWord(std::string_view text);
 std::string CompareByWordList();

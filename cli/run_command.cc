@@ -165,15 +165,17 @@ void Report(Connection& connection, const v1::Session& session, pid_t pid) {
   request.set_session_id(session.id());
   request.set_by(v1::GROUP_BY_NAME);
   request.set_top(kRunTopOps);
+  request.set_sort(v1::STATS_SORT_SELF);  // nested ops would each count their children again
   v1::GetStatsResponse stats;
   if (const grpc::Status status = FetchStats(connection, request, &stats); !status.ok()) {
     Fail(ErrorFromRpc(status, connection.address(), session.id()));
     return;
   }
   if (stats.rows().empty()) return;
-  fmt::print(stderr, "top ops by time:\n{}",
+  fmt::print(stderr, "top ops by self time:\n{}",
              RenderStatsTable(stats, v1::GROUP_BY_NAME, OutputWidth(STDERR_FILENO),
-                              Palette(ColoursWanted(STDERR_FILENO))));
+                              Palette(ColoursWanted(STDERR_FILENO)), NodeColumn::kNone,
+                              v1::STATS_SORT_SELF));
   fmt::print(
       stderr,
       "more: optrace stats {0}, optrace ops {0}, optrace export {0} --format chrome -o FILE\n",

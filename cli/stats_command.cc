@@ -56,6 +56,16 @@ std::string SourceText(const v1::GetStatsResponse& stats) {
   }
 }
 
+// The time in ops of the totals line: self time, which counts nested ops
+// once, and the total with nesting where that differs.
+std::string TimeInOpsText(const v1::GetStatsResponse& stats, bool self) {
+  if (!self || stats.self_ns() == stats.total_ns()) {
+    return FormatDuration(stats.total_ns()) + " in ops";
+  }
+  return fmt::format("{} in ops ({} with nested ops counted in each parent)",
+                     FormatDuration(stats.self_ns()), FormatDuration(stats.total_ns()));
+}
+
 }  // namespace
 
 grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
@@ -65,8 +75,10 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
 }
 
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
-                             const Palette& palette, NodeColumn nodes) {
+                             const Palette& palette, NodeColumn nodes, v1::StatsSort sort) {
   if (stats.rows().empty()) return "no spans match\n";
+  // Fleet rows have no self time (not forwarded).
+  const bool self = nodes == NodeColumn::kNone;
   std::vector<Column> columns = {{KeyHeader(by), Align::kLeft, true},
                                  {"COUNT", Align::kRight},
                                  {"TOTAL", Align::kRight},
@@ -77,6 +89,10 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
                                  {"MAX", Align::kRight},
                                  {"SHARE", Align::kRight},
                                  {"", Align::kLeft}};
+  if (self) {
+    columns.insert(columns.begin() + 9, {"SELF%", Align::kRight});
+    columns.insert(columns.begin() + 3, {"SELF", Align::kRight});
+  }
   // The node column comes right after the key.
   if (nodes == NodeColumn::kNodeName) {
     columns.insert(columns.begin() + 1, {"NODE", Align::kLeft, true});
@@ -88,25 +104,31 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
   for (const v1::OpStats& row : stats.rows()) {
     const bool timed = row.ok_count() > 0;
     auto duration = [timed](uint64_t ns) { return timed ? FormatDuration(ns) : std::string("-"); };
-    std::vector<Cell> cells = {row.key().empty() ? "-" : row.key(),
-                               std::to_string(row.count()),
-                               duration(row.total_ns()),
-                               duration(static_cast<uint64_t>(std::llround(row.mean_ns()))),
-                               duration(row.p50_ns()),
-                               duration(row.p95_ns()),
-                               duration(row.p99_ns()),
-                               duration(row.max_ns()),
-                               FormatShare(row.share()),
-                               Cell(RenderBar(row.share(), kShareBarWidth), Tone::kLaunch)};
+    std::vector<Cell> cells = {
+        row.key().empty() ? "-" : row.key(),
+        std::to_string(row.count()),
+        duration(row.total_ns()),
+        duration(static_cast<uint64_t>(std::llround(row.mean_ns()))),
+        duration(row.p50_ns()),
+        duration(row.p95_ns()),
+        duration(row.p99_ns()),
+        duration(row.max_ns()),
+        FormatShare(row.share()),
+        Cell(
+            RenderBar(sort == v1::STATS_SORT_SELF ? row.self_share() : row.share(), kShareBarWidth),
+            Tone::kLaunch)};
+    if (self) {
+      cells.insert(cells.begin() + 9, Cell(FormatShare(row.self_share())));
+      cells.insert(cells.begin() + 3, Cell(duration(row.self_ns())));
+    }
     if (nodes == NodeColumn::kNodeName) cells.insert(cells.begin() + 1, Cell(row.node()));
     if (nodes == NodeColumn::kNodeCount) {
       cells.insert(cells.begin() + 1, Cell(std::to_string(row.nodes())));
     }
     table.AddRow(std::move(cells));
   }
-  return table.Render(width, palette) + fmt::format("{} spans, {} in ops{}\n", stats.spans(),
-                                                    FormatDuration(stats.total_ns()),
-                                                    SourceText(stats));
+  return table.Render(width, palette) + fmt::format("{} spans, {}{}\n", stats.spans(),
+                                                    TimeInOpsText(stats, self), SourceText(stats));
 }
 
 int RunStats(Connection& connection, const StatsOptions& options) {
@@ -115,6 +137,7 @@ int RunStats(Connection& connection, const StatsOptions& options) {
   request.set_by(options.by);
   request.set_top(options.top);
   request.set_exact(options.exact);
+  request.set_sort(options.sort);
   *request.mutable_filter() = ToOpFilter(options.filter);
   if (options.fleet) {
     request.set_fleet(true);
@@ -137,7 +160,7 @@ int RunStats(Connection& connection, const StatsOptions& options) {
                            : options.per_node ? NodeColumn::kNodeName
                                               : NodeColumn::kNodeCount;
   fmt::print("{}", RenderStatsTable(response, options.by, OutputWidth(STDOUT_FILENO),
-                                    Palette(ColoursWanted(STDOUT_FILENO)), nodes));
+                                    Palette(ColoursWanted(STDOUT_FILENO)), nodes, options.sort));
   return kExitOk;
 }
 
@@ -155,6 +178,8 @@ CommandSpec DescribeStatsCommand() {
       .Needs("--fleet");
   stats.AddWord("--by", Word(&options->by, ParseGroupByWord, GroupByWordList()), "group ops by");
   stats.Add("--top", &options->top, "only the N groups with the most time (0 = all)");
+  stats.AddWord("--sort", Word(&options->sort, ParseStatsSortWord, StatsSortWordList()),
+                "order groups by their total time, nested ops included, or by their self time");
   stats
       .AddFlag("--exact", &options->exact,
                "exact percentiles from a pass over the spans still stored, instead of the "

@@ -31,6 +31,7 @@ struct StatsOptions {
   FleetFilterOptions fleet_filter;
   bool per_node = false;  // fleet: one row per group and node
   bool exact = false;     // a pass over the stored spans even when aggregates could answer
+  v1::StatsSort sort = v1::STATS_SORT_TOTAL;
 };
 
 // The node column of a statistics table: none (one session), how many
@@ -45,13 +46,17 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
                         v1::GetStatsResponse* response);
 
 // The table: the group key (header from `by`: NAME, TAG or DEVICE), the
-// node column if any, COUNT, TOTAL, MEAN, P50, P95, P99, MAX, SHARE and the
-// bar, in the daemon's order (total, largest first), then one line with
-// the span count and total op time, and for one session where the figures
-// came from ("whole session, from aggregates; percentiles ±0.8%", or
-// "over the stored spans; exact percentiles"). `width` as Table::Render.
+// node column if any, COUNT, TOTAL, SELF, MEAN, P50, P95, P99, MAX, SHARE,
+// SELF% and the bar of the share `sort` orders by, in the daemon's order
+// (largest first), then one line with the span count and the op time
+// (self time, and the total with nesting where it differs), and for one
+// session where the figures came from ("whole session, from aggregates;
+// percentiles ±0.8%", or "over the stored spans; exact percentiles").
+// Fleet tables (`nodes` not kNone) have no SELF and SELF% columns: self
+// time is not forwarded. `width` as Table::Render.
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
-                             const Palette& palette, NodeColumn nodes = NodeColumn::kNone);
+                             const Palette& palette, NodeColumn nodes = NodeColumn::kNone,
+                             v1::StatsSort sort = v1::STATS_SORT_TOTAL);
 
 // `optrace stats`: its options, bound to StatsOptions it owns, and RunStats.
 CommandSpec DescribeStatsCommand();

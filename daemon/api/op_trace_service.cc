@@ -17,6 +17,7 @@
 #include "common/clock_now.h"
 #include "export/session_export.h"
 #include "log/log.h"
+#include "query/call_tree.h"
 #include "query/span_queries.h"
 #include "wire/proto_convert.h"
 
@@ -384,6 +385,16 @@ grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetSta
   auto reader = ThreadReader(ctx_.db_path);
   if (!reader.ok()) return ToGrpc(reader.status());
   return ToGrpc(daemon::GetStats(*reader.value(), *request, response));
+}
+
+grpc::Status OpTraceService::GetTree(grpc::ServerContext* ctx, const v1::GetTreeRequest* request,
+                                     v1::GetTreeResponse* response) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  return ToGrpc(daemon::GetTree(*reader.value(), *request, response));
 }
 
 grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,

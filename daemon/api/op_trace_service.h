@@ -70,6 +70,8 @@ class OpTraceService final
       grpc::CallbackServerContext* ctx, const v1::QueryOpsRequest* request) override;
   grpc::Status GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
                         v1::GetStatsResponse* response) override;
+  grpc::Status GetTree(grpc::ServerContext* ctx, const v1::GetTreeRequest* request,
+                       v1::GetTreeResponse* response) override;
   grpc::Status CompareSessions(grpc::ServerContext* ctx, const v1::CompareSessionsRequest* request,
                                v1::CompareSessionsResponse* response) override;
   grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* ctx,

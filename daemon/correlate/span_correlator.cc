@@ -1,6 +1,7 @@
 #include "correlate/span_correlator.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "optrace/abi.h"
 
@@ -16,12 +17,14 @@ SpanCorrelator::SpanCorrelator(std::function<uint64_t(uint64_t, uint64_t)> durat
                                size_t max_open, size_t max_pending)
     : duration_ns_(std::move(duration_ns)), max_open_(max_open), max_pending_(max_pending) {}
 
-Span SpanCorrelator::PairedSpan(const HalfOp& launch, const HalfOp& complete) const {
+Span SpanCorrelator::PairedSpan(const HalfOp& launch, const HalfOp& complete,
+                                uint64_t children_ns) const {
   Span s;
   s.op_id = launch.op_id;
   s.parent_op_id = launch.parent_op_id;
   s.start_ns = launch.ts_ns;
   s.duration_ns = duration_ns_(launch.raw_ts, complete.raw_ts);
+  s.children_ns = std::min(children_ns, s.duration_ns);
   s.device_ns = complete.device_ns;
   s.has_device_ns = complete.has_device_ns;
   s.name = launch.name;
@@ -52,6 +55,22 @@ Span SpanCorrelator::LoneSpan(const HalfOp& half, SpanStatus status) {
   s.target = half.target;
   s.status = status;
   return s;
+}
+
+void SpanCorrelator::CreditParent(const Span& child, ThreadStack* stack) {
+  if (child.parent_op_id == 0 || child.launch_tid != child.complete_tid || child.has_device_ns) {
+    return;
+  }
+  Waiting* parent = nullptr;
+  if (stack != nullptr && !stack->open.empty() &&
+      stack->open.back().half.op_id == child.parent_op_id) {
+    parent = &stack->open.back();
+  } else if (!open_.empty()) {
+    if (auto it = open_.find(child.parent_op_id); it != open_.end()) parent = &it->second;
+  }
+  if (parent == nullptr || parent->half.tid != child.launch_tid) return;
+  const uint64_t room = std::numeric_limits<uint64_t>::max() - parent->children_ns;
+  parent->children_ns += std::min(child.duration_ns, room);
 }
 
 void SpanCorrelator::Close(const Waiting& w, CorrelatorOutput* out) {
@@ -94,11 +113,12 @@ void SpanCorrelator::Add(const HalfOp& half, CorrelatorOutput* out) {
         stack->open.back().half.op_id == half.op_id) {
       // The innermost open op of this thread ends: the scoped case.
       const Waiting& w = stack->open.back();
-      out->spans.push_back(PairedSpan(w.half, half));
+      out->spans.push_back(PairedSpan(w.half, half, w.children_ns));
       ++stats_.spans;
       Close(w, out);
       stack->open.pop_back();
       --stacked_;
+      CreditParent(out->spans.back(), stack);
       return;
     }
     // A LAUNCH above its thread's innermost op that nobody else waits for
@@ -121,11 +141,13 @@ void SpanCorrelator::AddToMaps(const HalfOp& half, CorrelatorOutput* out) {
   WaitingMap& partners = launch ? pending_ : open_;
   WaitingMap& mine = launch ? open_ : pending_;
   if (auto it = partners.find(half.op_id); it != partners.end()) {
-    out->spans.push_back(launch ? PairedSpan(half, it->second.half)
-                                : PairedSpan(it->second.half, half));
+    // A LAUNCH arriving after its COMPLETE has had no children yet.
+    out->spans.push_back(launch ? PairedSpan(half, it->second.half, 0)
+                                : PairedSpan(it->second.half, half, it->second.children_ns));
     ++stats_.spans;
     Close(it->second, out);
     partners.erase(it);
+    CreditParent(out->spans.back(), nullptr);
     return;
   }
   // A second half of the same kind for a waiting id: stored on its own and

@@ -43,6 +43,16 @@ struct CorrelatorStats {
 // exception for a producer that breaks the id rules: a LAUNCH whose id
 // another thread's stack already holds is not seen as a duplicate; both are
 // stored, the one never completed as incomplete.
+//
+// Self time: a paired span's children_ns is the sum of the durations of
+// its children that subtract from it, clamped to its own duration. A
+// child subtracts when it paired while its parent was still open,
+// launched on the parent's thread, completed on that same thread and
+// carries no device duration: an op completed elsewhere (a GPU op's
+// completion thread) or timed on a device is not time its parent's
+// thread spent in it. A child that outlives its parent is not
+// subtracted, nor are children of a LAUNCH restored after a restart
+// (children that paired before it are not known again).
 class SpanCorrelator {
  public:
   // `duration_ns(launch_raw_ts, complete_raw_ts)` converts the producer's
@@ -78,6 +88,7 @@ class SpanCorrelator {
   struct Waiting {
     HalfOp half;
     bool persisted = false;
+    uint64_t children_ns = 0;  // a LAUNCH's: its subtracting children's time so far
   };
   using WaitingMap = std::unordered_map<uint64_t, Waiting>;
   // The open scoped LAUNCHes of one thread, innermost last.
@@ -96,7 +107,12 @@ class SpanCorrelator {
   // The general path of Add, through the maps.
   void AddToMaps(const HalfOp& half, CorrelatorOutput* out);
 
-  Span PairedSpan(const HalfOp& launch, const HalfOp& complete) const;
+  // `children_ns`: what the LAUNCH's children added up to (clamped here).
+  Span PairedSpan(const HalfOp& launch, const HalfOp& complete, uint64_t children_ns) const;
+  // Adds a paired `child`'s duration to its open parent's children_ns
+  // when it subtracts from it (see the class comment). `stack`: the
+  // child's thread's stack, where the parent usually is; or nullptr.
+  void CreditParent(const Span& child, ThreadStack* stack);
   static Span LoneSpan(const HalfOp& half, SpanStatus status);
   // Finishes a waiting half whose partner arrived, or that is finalised.
   static void Close(const Waiting& w, CorrelatorOutput* out);

@@ -122,6 +122,7 @@ Status FleetQueries::GetStats(const v1::GetStatsRequest& request,
   if (request.session_id() != 0) return NoSessionWithFleet("session_id");
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
+  if (Status sort = CheckStatsSort(request.sort()); !sort.ok()) return sort;
   Result<std::string> where = WhereOf(request.filter(), request.fleet_filter());
   if (!where.ok()) return where.status();
   Result<std::string> answer = Run(
@@ -148,7 +149,7 @@ Status FleetQueries::GetStats(const v1::GetStatsRequest& request,
     spans += row.count();
     rows.push_back(std::move(row));
   }
-  FinishStatsResponse(std::move(rows), request.top(), spans, response);
+  FinishStatsResponse(std::move(rows), request.top(), request.sort(), spans, response);
   return Status::Ok();
 }
 

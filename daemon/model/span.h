@@ -3,6 +3,7 @@
 #ifndef OPTRACE_DAEMON_MODEL_SPAN_H_
 #define OPTRACE_DAEMON_MODEL_SPAN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -32,7 +33,11 @@ struct Span {
   uint64_t parent_op_id = 0;
   int64_t start_ns = 0;      // LAUNCH (COMPLETE for kCompleteWithoutLaunch)
   uint64_t duration_ns = 0;  // LAUNCH to COMPLETE; 0 unless kOk
-  uint64_t device_ns = 0;    // device-measured duration when has_device_ns, else 0
+  // The time of its children on its own thread, subtracted from
+  // duration_ns for its self time (SelfNs; SpanCorrelator computes it).
+  // 0 for a span without children and for spans stored before self time.
+  uint64_t children_ns = 0;
+  uint64_t device_ns = 0;  // device-measured duration when has_device_ns, else 0
   StringId name = 0;
   StringId tag = 0;
   StringId srcloc = 0;
@@ -50,6 +55,13 @@ struct Span {
 inline std::optional<uint64_t> KnownDuration(const Span& span) {
   if (span.status != SpanStatus::kOk) return std::nullopt;
   return span.duration_ns;
+}
+
+// The span's self time: its duration less its children's time, never
+// below 0 (children_ns is data read back from storage). 0 unless kOk.
+inline uint64_t SelfNs(const Span& span) {
+  if (span.status != SpanStatus::kOk) return 0;
+  return span.duration_ns - std::min(span.children_ns, span.duration_ns);
 }
 
 // The device-measured duration when the producer measured one (0 ns

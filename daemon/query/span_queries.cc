@@ -143,6 +143,15 @@ Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by) {
   }
 }
 
+Status CheckStatsSort(v1::StatsSort sort) {
+  if (sort == v1::STATS_SORT_UNSPECIFIED || sort == v1::STATS_SORT_TOTAL ||
+      sort == v1::STATS_SORT_SELF) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument("sort " + std::to_string(sort) +
+                                 " is not a known StatsSort (TOTAL or SELF)");
+}
+
 Result<v1::GroupBy> ValidCompareBy(v1::GroupBy by) {
   Result<v1::GroupBy> valid = ValidGroupBy(by);
   if (!valid.ok()) return valid.status();
@@ -197,6 +206,7 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
                 v1::GetStatsResponse* response) {
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
+  if (Status sort = CheckStatsSort(request.sort()); !sort.ok()) return sort;
   StringCache strings(reader);
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
@@ -228,6 +238,7 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
     out.set_count(row.totals.count);
     out.set_ok_count(row.totals.ok_count);
     out.set_total_ns(row.totals.total_ns);
+    out.set_self_ns(row.totals.self_ns);
     out.set_min_ns(row.totals.min_ns);
     out.set_p50_ns(row.percentiles.p50);
     out.set_p95_ns(row.percentiles.p95);
@@ -235,7 +246,7 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
     out.set_max_ns(row.totals.max_ns);
   }
   if (!strings.status().ok()) return strings.status();
-  FinishStatsResponse(std::move(stats), request.top(), spans, response);
+  FinishStatsResponse(std::move(stats), request.top(), request.sort(), spans, response);
   if (from_aggregates) {
     response->set_source(v1::STATS_SOURCE_AGGREGATES);
     response->set_percentile_relative_error(DurationSketch::kRelativeError);

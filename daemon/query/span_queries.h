@@ -74,6 +74,9 @@ Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& req
 // are; errors (kInvalidArgument) for unknown values.
 Result<v1::GroupBy> ValidGroupBy(v1::GroupBy by);
 
+// Ok for a known StatsSort; kInvalidArgument naming an unknown value.
+Status CheckStatsSort(v1::StatsSort sort);
+
 // ValidGroupBy, and kInvalidArgument for GROUP_BY_TARGET, which
 // CompareSessions does not support.
 Result<v1::GroupBy> ValidCompareBy(v1::GroupBy by);

@@ -5,8 +5,6 @@
 #include <system_error>
 #include <thread>
 
-#include "query/duration_math.h"
-
 namespace optrace::daemon {
 
 StatsGroups::Group& StatsGroups::NewGroup(uint64_t key) {
@@ -27,15 +25,7 @@ void StatsGroups::Merge(StatsGroups&& other) {
   for (Group& from : other.groups_) {
     if (from.totals.count == 0) continue;  // reserved, never seen
     Group& to = GroupOf(from.key);
-    OpAggregate& t = to.totals;
-    const OpAggregate& f = from.totals;
-    if (f.ok_count > 0) {
-      t.min_ns = t.ok_count == 0 ? f.min_ns : std::min(t.min_ns, f.min_ns);
-      t.max_ns = std::max(t.max_ns, f.max_ns);
-    }
-    t.count += f.count;
-    t.ok_count += f.ok_count;
-    t.total_ns = AddCapped(t.total_ns, f.total_ns);
+    to.totals.Merge(from.totals);
     to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
     std::vector<uint64_t>().swap(from.durations);
   }

@@ -27,7 +27,7 @@ class StatsGroups {
   // One group's figures.
   struct Row {
     uint64_t key = 0;
-    OpAggregate totals;  // count, ok_count, total (capped), min, max
+    OpAggregate totals;  // count, ok_count, total and self (capped), min, max
     DurationPercentiles percentiles;
   };
 
@@ -37,7 +37,8 @@ class StatsGroups {
   void Reserve(uint64_t key, uint64_t ok_spans);
 
   // The span columns Add reads.
-  static constexpr span_page::ColumnSet kColumns = span_page::kStatus | span_page::kDurationNs;
+  static constexpr span_page::ColumnSet kColumns =
+      span_page::kStatus | span_page::kDurationNs | span_page::kChildrenNs;
 
   // Counts `span` in group `key`. REQUIRES: key != FlatIdMap's kNoId.
   void Add(uint64_t key, const Span& span) {
@@ -50,6 +51,8 @@ class StatsGroups {
     t.min_ns = t.ok_count == 0 ? duration : std::min(t.min_ns, duration);
     t.max_ns = std::max(t.max_ns, duration);
     t.total_ns = duration > kMaxAggregateNs - t.total_ns ? kMaxAggregateNs : t.total_ns + duration;
+    const uint64_t self = std::min(SelfNs(span), kMaxAggregateNs);
+    t.self_ns = self > kMaxAggregateNs - t.self_ns ? kMaxAggregateNs : t.self_ns + self;
     ++t.ok_count;
     group.durations.push_back(duration);
   }

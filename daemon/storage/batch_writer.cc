@@ -74,6 +74,8 @@ Status BatchWriter::PrepareStatements() {
            "ok_count = ok_count + excluded.ok_count, "
            "total_ns = CASE WHEN total_ns > 9223372036854775807 - excluded.total_ns "
            "THEN 9223372036854775807 ELSE total_ns + excluded.total_ns END, "
+           "self_ns = CASE WHEN self_ns > 9223372036854775807 - excluded.self_ns "
+           "THEN 9223372036854775807 ELSE self_ns + excluded.self_ns END, "
            "min_ns = CASE WHEN excluded.min_ns IS NULL THEN min_ns WHEN min_ns IS NULL "
            "THEN excluded.min_ns ELSE min(min_ns, excluded.min_ns) END, "
            "max_ns = CASE WHEN excluded.max_ns IS NULL THEN max_ns WHEN max_ns IS NULL "

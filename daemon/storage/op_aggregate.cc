@@ -11,6 +11,8 @@ void OpAggregate::Add(const Span& span) {
   min_ns = ok_count == 0 ? duration : std::min(min_ns, duration);
   max_ns = std::max(max_ns, duration);
   total_ns = duration > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + duration;
+  const uint64_t self = std::min(SelfNs(span), kMaxAggregateNs);
+  self_ns = self > kMaxAggregateNs - self_ns ? kMaxAggregateNs : self_ns + self;
   ++ok_count;
 }
 
@@ -23,6 +25,7 @@ void OpAggregate::Merge(const OpAggregate& other) {
   ok_count += other.ok_count;
   total_ns =
       other.total_ns > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + other.total_ns;
+  self_ns = other.self_ns > kMaxAggregateNs - self_ns ? kMaxAggregateNs : self_ns + other.self_ns;
 }
 
 void PendingAggregate::Add(const Span& span) {

@@ -62,6 +62,7 @@ struct OpAggregate {
   uint64_t count = 0;     // spans of every status
   uint64_t ok_count = 0;  // spans with status ok: the only ones the durations cover
   uint64_t total_ns = 0;  // sum of ok durations, saturating at kMaxAggregateNs
+  uint64_t self_ns = 0;   // sum of their self times (SelfNs), saturating the same way
   uint64_t min_ns = 0;    // shortest ok duration; 0 when ok_count == 0
   uint64_t max_ns = 0;    // longest ok duration; 0 when ok_count == 0
 

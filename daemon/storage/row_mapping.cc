@@ -161,6 +161,7 @@ class RowReader {
   X(count, totals.count)                \
   X(ok_count, totals.ok_count)          \
   X(total_ns, totals.total_ns)          \
+  X(self_ns, totals.self_ns)            \
   X(min_ns, totals.min_ns)              \
   X(max_ns, totals.max_ns)
 

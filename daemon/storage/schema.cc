@@ -196,9 +196,18 @@ CREATE TABLE keeps(
   PRIMARY KEY (session_id, first_ns)) WITHOUT ROWID;
 )sql";
 
+// Version 9: self time (a span's duration less its children's on its
+// thread, Span::children_ns). op_aggregates rows keep the sum of their
+// spans' self times; rows from before had no children subtracted, so
+// their self time is their total.
+constexpr const char* kSchemaV9 = R"sql(
+ALTER TABLE op_aggregates ADD COLUMN self_ns INTEGER NOT NULL DEFAULT 0;
+UPDATE op_aggregates SET self_ns = total_ns;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},
-    {5, kSchemaV5}, {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
+    {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -37,6 +37,17 @@ bool ForEachColumn(uint8_t version, Visit&& visit) {
   return true;
 }
 
+// Gives the `columns` that format `version` lacks their default value in
+// every span of `spans` (a reused vector holds an earlier page's).
+void ResetColumnsNewerThan(uint8_t version, ColumnSet columns, std::vector<Span>& spans) {
+#define OPTRACE_SPAN_PAGE_COLUMN_RESET(column, member, coding, since) \
+  if (version < (since) && (columns & column) != 0) {                 \
+    for (Span & span : spans) span.member = Span{}.member;            \
+  }
+  OPTRACE_SPAN_PAGE_COLUMNS(OPTRACE_SPAN_PAGE_COLUMN_RESET)
+#undef OPTRACE_SPAN_PAGE_COLUMN_RESET
+}
+
 // How many columns a page of format `version` holds.
 size_t ColumnCount(uint8_t version) {
   size_t count = 0;
@@ -285,6 +296,7 @@ Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vect
     return Corrupt(reader.offset(),
                    std::to_string(reader.remaining()) + " bytes after the last column");
   }
+  ResetColumnsNewerThan(version, columns, spans);
   if (version == kFormatVersionWithoutDevicePresence) {
     for (Span& span : spans) span.has_device_ns = span.device_ns != 0;
   }

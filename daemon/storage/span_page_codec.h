@@ -1,6 +1,6 @@
 // The columnar encoding of a page of spans (span_pages.data).
 //
-// Layout, version 3 (integers are LEB128 varints):
+// Layout, version 4 (integers are LEB128 varints):
 //   format version (1 byte, kFormatVersion)
 //   span count (at most kMaxSpansPerPage)
 //   the byte length of each column, one varint per column in layout order
@@ -17,8 +17,12 @@
 // with 64-bit wrap-around so that every value, extremes included,
 // round-trips exactly; the other columns hold the values themselves. Spans
 // in start order with increasing op ids cost 12 to 18 bytes each,
-// depending on how much their durations vary.
-// Older pages are still read, whole: version 2 is version 3 without the
+// depending on how much their durations vary; children_ns is 0 for spans
+// without children, a constant column where no span nests.
+// Older pages are still read: version 3 is version 4 without the
+// children_ns column (its spans decode with 0: self time equal to their
+// duration, as no children were subtracted then); version 2, read whole,
+// is version 3 without the
 // column lengths; version 1 (written before device durations carried their
 // presence) also lacks the has_device_ns column, and decodes with
 // has_device_ns set where device_ns is not 0, which is what 0 meant then.
@@ -48,22 +52,23 @@ enum class Coding {
 // holds the column). Encode, Decode, Column and kFormatVersion all follow
 // this list: a new span field stored in pages is one row here, with the
 // next format version (older pages still decode, without it).
-#define OPTRACE_SPAN_PAGE_COLUMNS(X)       \
-  X(kStartNs, start_ns, kDelta, 1)         \
-  X(kDurationNs, duration_ns, kPlain, 1)   \
-  X(kDeviceNs, device_ns, kPlain, 1)       \
-  X(kOpId, op_id, kDelta, 1)               \
-  X(kParentOpId, parent_op_id, kDelta, 1)  \
-  X(kName, name, kPlain, 1)                \
-  X(kTag, tag, kPlain, 1)                  \
-  X(kSrcloc, srcloc, kPlain, 1)            \
-  X(kLaunchTid, launch_tid, kDelta, 1)     \
-  X(kCompleteTid, complete_tid, kDelta, 1) \
-  X(kStream, stream, kPlain, 1)            \
-  X(kDevice, device, kPlain, 1)            \
-  X(kTarget, target, kPlain, 1)            \
-  X(kStatus, status, kPlain, 1)            \
-  X(kHasDeviceNs, has_device_ns, kPlain, 2)
+#define OPTRACE_SPAN_PAGE_COLUMNS(X)        \
+  X(kStartNs, start_ns, kDelta, 1)          \
+  X(kDurationNs, duration_ns, kPlain, 1)    \
+  X(kDeviceNs, device_ns, kPlain, 1)        \
+  X(kOpId, op_id, kDelta, 1)                \
+  X(kParentOpId, parent_op_id, kDelta, 1)   \
+  X(kName, name, kPlain, 1)                 \
+  X(kTag, tag, kPlain, 1)                   \
+  X(kSrcloc, srcloc, kPlain, 1)             \
+  X(kLaunchTid, launch_tid, kDelta, 1)      \
+  X(kCompleteTid, complete_tid, kDelta, 1)  \
+  X(kStream, stream, kPlain, 1)             \
+  X(kDevice, device, kPlain, 1)             \
+  X(kTarget, target, kPlain, 1)             \
+  X(kStatus, status, kPlain, 1)             \
+  X(kHasDeviceNs, has_device_ns, kPlain, 2) \
+  X(kChildrenNs, children_ns, kPlain, 4)
 
 // Each column's place in the layout.
 enum ColumnIndex : uint32_t {
@@ -118,8 +123,9 @@ std::string Encode(std::span<const Span> spans);
 Result<std::vector<Span>> Decode(std::string_view bytes_untrusted, ColumnSet columns = kAllColumns);
 
 // Decode into `*spans`, resized to the page's span count, for a reader that
-// reuses one vector page after page: the fields of `columns` are set, the
-// others keep what they held (Span's defaults in new elements). After an
+// reuses one vector page after page: the fields of `columns` are set (to
+// Span's defaults where the page's version lacks the column), the others
+// keep what they held (Span's defaults in new elements). After an
 // error `*spans` holds no meaningful values. Thread rules: pure.
 Status DecodeInto(std::string_view bytes_untrusted, ColumnSet columns, std::vector<Span>* spans);
 

@@ -203,12 +203,15 @@ class Client:
             request.cursor = cursor
 
     def stats(self, session_id, by="name", top=0, *, name=None, tag=None, target=None,
-              device=None, min_duration=None, status=None, exact=False):
+              device=None, min_duration=None, status=None, exact=False, sort="total"):
         """Duration statistics of a session's spans grouped `by` "name", "tag"
         or "target" (target:ordinal): GetStatsResponse with .rows (OpStats:
-        name = the group key, count, ok_count, total_ns, mean_ns, min_ns,
-        p50_ns, p95_ns, p99_ns, max_ns, share), .total_ns and .spans.
-        `top` > 0 keeps that many groups. The filters are ops()'s.
+        name = the group key, count, ok_count, total_ns, self_ns, mean_ns,
+        min_ns, p50_ns, p95_ns, p99_ns, max_ns, share, self_share),
+        .total_ns, .self_ns and .spans. Self time is a span's duration less
+        its children's on the same thread, so that nested ops count once.
+        Rows by total time, or by self time with sort="self"; `top` > 0
+        keeps that many groups. The filters are ops()'s.
         Without `status` or `min_duration` (and `exact`), the figures come
         from the session's aggregates and cover the whole session
         (.source == "aggregates", percentiles within
@@ -217,11 +220,30 @@ class Client:
         TrimmedSessionWarning when older spans were trimmed."""
         request = pb.GetStatsRequest(
             session_id=session_id, by=value_of(_ENUMS["GroupBy"], by, "by"), top=top,
-            filter=_op_filter(name, tag, target, device, min_duration, status), exact=exact)
+            filter=_op_filter(name, tag, target, device, min_duration, status), exact=exact,
+            sort=value_of(_ENUMS["StatsSort"], sort, "sort"))
         stats = to_python(self._unary(self._stub.GetStats, request))
         if stats.source == "spans":
             warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return stats
+
+    def tree(self, session_id, *, by_tag=False, depth=0, min_share=0.0, name=None, tag=None,
+             target=None, device=None, min_duration=None):
+        """The session's stored ops as a call tree merged by name (and tag
+        with by_tag): GetTreeResponse with .nodes (TreeNode: depth, name,
+        tag, count, total_ns, self_ns, share, self_share; depth first, the
+        largest total first among siblings), .total_ns (the time in ops,
+        nested ops counted once), .spans and .nodes_left_out. `depth` > 0
+        keeps that many levels; nodes below `min_share` (a fraction) of
+        .total_ns are left out. The filters are ops()'s; an op whose parent
+        they leave out is a root. TrimmedSessionWarning when older spans
+        were trimmed."""
+        request = pb.GetTreeRequest(
+            session_id=session_id, by_tag=by_tag, max_depth=depth, min_share=min_share,
+            filter=_op_filter(name, tag, target, device, min_duration, None))
+        tree = to_python(self._unary(self._stub.GetTree, request))
+        warn_if_trimmed(self.session(session_id).session, stacklevel=2)
+        return tree
 
     def diff(self, a, b, by="name"):
         """Sessions `a` and `b` side by side, grouped by "name" or "tag":

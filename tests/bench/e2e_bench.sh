@@ -6,6 +6,9 @@
 #   tests/bench/e2e_bench.sh [build dir] [seconds] [rates...]
 # Rates are op pairs per second over all producer threads; 0 = unpaced.
 # DAEMON_ARGS: more optraced flags (e.g. "--keep-last 2s"), split on spaces.
+# LOAD: the producer (default the build's optrace-load; another build's,
+# to offer two daemons the same load); LOAD_ARGS: more of its flags
+# (e.g. "--nest 1").
 set -euo pipefail
 build=${1:-build}
 seconds=${2:-10}
@@ -33,7 +36,8 @@ for rate in "${rates[@]}"; do
   t0=$(date +%s.%N)
   # RING: ring capacity in events; unset, the library's default.
   out=$(env OPTRACE_LEVEL=trace ${RING:+OPTRACE_RING_CAPACITY=$RING} \
-        "$build/tests/bench/optrace-load" --threads "$threads" --rate "$rate" --seconds "$seconds")
+        "${LOAD:-$build/tests/bench/optrace-load}" --threads "$threads" --rate "$rate" \
+        --seconds "$seconds" ${LOAD_ARGS:-})
   pid_line=$(echo "$out" | grep '^done')
   launches=$(echo "$pid_line" | sed 's/.*launches=\([0-9]*\).*/\1/')
   # Wait until the session's end is committed, then take the time.

@@ -22,7 +22,7 @@ TEST_F(RunTest, Producer_SessionAndTopOpsOnStderrItsOutputOnStdout) {
   EXPECT_NE(run.out.find("done launches=201 "), std::string::npos) << run.out;
   const std::regex summary(
       R"(optrace: session (\d+) \(run-test\) of pid \d+: exited, 201 spans, 0 drops\n)"
-      R"(top ops by time:\nNAME +COUNT[^\n]*\n(.*\n){3}201 spans, [^\n]*\n)"
+      R"(top ops by self time:\nNAME +COUNT +TOTAL +SELF[^\n]*\n(.*\n){3}201 spans, [^\n]*\n)"
       R"(more: optrace stats \d+, optrace ops \d+, optrace export \d+ --format chrome -o FILE\n)");
   std::smatch m;
   ASSERT_TRUE(std::regex_match(run.err, m, summary)) << run.err;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "subprocess.h"
 #include "text_width.h"
 
@@ -13,6 +15,7 @@ using optrace::testing::SplitLines;
 v1::GetStatsResponse TwoGroups() {
   v1::GetStatsResponse stats;
   stats.set_total_ns(4'000'000);
+  stats.set_self_ns(4'000'000);  // no nesting: self time is the total
   stats.set_spans(30);
   v1::OpStats* heavy = stats.add_rows();
   heavy->set_key("matmul");
@@ -25,6 +28,8 @@ v1::GetStatsResponse TwoGroups() {
   heavy->set_p99_ns(390'000);
   heavy->set_max_ns(400'000);
   heavy->set_share(0.75);
+  heavy->set_self_ns(3'000'000);
+  heavy->set_self_share(0.75);
   v1::OpStats* light = stats.add_rows();
   light->set_key("elementwise_add_with_a_very_long_name_indeed");
   light->set_count(20);
@@ -36,6 +41,8 @@ v1::GetStatsResponse TwoGroups() {
   light->set_p99_ns(61'000);
   light->set_max_ns(62'000);
   light->set_share(0.25);
+  light->set_self_ns(1'000'000);
+  light->set_self_share(0.25);
   return stats;
 }
 
@@ -44,7 +51,8 @@ TEST(StatsTableTest, Columns_HeaderAndHumanUnits) {
       SplitLines(RenderStatsTable(TwoGroups(), v1::GROUP_BY_NAME, 0, Palette(false)));
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0].rfind("NAME", 0), 0u);
-  for (const char* header : {"COUNT", "TOTAL", "MEAN", "P50", "P95", "P99", "MAX", "SHARE"}) {
+  for (const char* header :
+       {"COUNT", "TOTAL", "SELF", "MEAN", "P50", "P95", "P99", "MAX", "SHARE", "SELF%"}) {
     EXPECT_NE(lines[0].find(header), std::string::npos) << header;
   }
   EXPECT_NE(lines[1].find("3.00 ms"), std::string::npos) << lines[1];
@@ -89,6 +97,55 @@ TEST(StatsTableTest, Source_SaidOnTheTotalsLine) {
   stats.set_source(v1::STATS_SOURCE_SPANS);
   EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
             "30 spans, 4.00 ms in ops; over the stored spans; exact percentiles");
+}
+
+// A parent op whose time is mostly its child's: 3 ms in all, 2.5 ms of
+// it in the child.
+v1::GetStatsResponse Nested() {
+  v1::GetStatsResponse stats;
+  stats.set_total_ns(5'500'000);
+  stats.set_self_ns(3'000'000);
+  stats.set_spans(2);
+  v1::OpStats* parent = stats.add_rows();
+  parent->set_key("aten::conv2d");
+  parent->set_count(1);
+  parent->set_ok_count(1);
+  parent->set_total_ns(3'000'000);
+  parent->set_share(3.0 / 5.5);
+  parent->set_self_ns(500'000);
+  parent->set_self_share(0.5 / 3);
+  v1::OpStats* child = stats.add_rows();
+  child->set_key("aten::convolution");
+  child->set_count(1);
+  child->set_ok_count(1);
+  child->set_total_ns(2'500'000);
+  child->set_share(2.5 / 5.5);
+  child->set_self_ns(2'500'000);
+  child->set_self_share(2.5 / 3);
+  return stats;
+}
+
+TEST(StatsTableTest, Nested_SelfBesideTotalAndTimeInOpsCountedOnce) {
+  const auto lines = SplitLines(RenderStatsTable(Nested(), v1::GROUP_BY_NAME, 0, Palette(false)));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(aten::conv2d +1 +3\.00 ms +500 µs )")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"( 54\.5% +16\.7% )"))) << lines[1];
+  EXPECT_EQ(lines[3], "2 spans, 3.00 ms in ops (5.50 ms with nested ops counted in each parent)");
+}
+
+TEST(StatsTableTest, SortBySelf_BarShowsTheSelfShare) {
+  const auto lines = SplitLines(RenderStatsTable(Nested(), v1::GROUP_BY_NAME, 0, Palette(false),
+                                                 NodeColumn::kNone, v1::STATS_SORT_SELF));
+  // 1/6 of 20 columns: 3 full blocks; by total it would have been 10.
+  EXPECT_NE(lines[1].find("███"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find("████"), std::string::npos) << lines[1];
+}
+
+TEST(StatsTableTest, Fleet_NoSelfColumns) {
+  const auto lines = SplitLines(
+      RenderStatsTable(TwoGroups(), v1::GROUP_BY_NAME, 0, Palette(false), NodeColumn::kNodeCount));
+  EXPECT_EQ(lines[0].find("SELF"), std::string::npos) << lines[0];
 }
 
 TEST(StatsTableTest, Empty_SaysSo) {

@@ -60,8 +60,8 @@ TEST_F(StatsTest, KnownSleeps_NumbersMatchTheProducerAndTheSpans) {
   ASSERT_EQ(table.exit_code, 0);
   const auto lines = SplitLines(table.out);
   ASSERT_GE(lines.size(), 4u);
-  EXPECT_TRUE(
-      std::regex_match(lines[0], std::regex("NAME +COUNT +TOTAL +MEAN +P50 +P95 +P99 +MAX +SHARE")))
+  EXPECT_TRUE(std::regex_match(
+      lines[0], std::regex("NAME +COUNT +TOTAL +SELF +MEAN +P50 +P95 +P99 +MAX +SHARE +SELF%")))
       << lines[0];
   // The heaviest first, its durations in milliseconds, with the longest
   // bar. Which op that is depends on how long the sleeps really took: on a
@@ -70,7 +70,7 @@ TEST_F(StatsTest, KnownSleeps_NumbersMatchTheProducerAndTheSpans) {
   // itself checked against the spans above.
   EXPECT_TRUE(std::regex_match(
       lines[1], std::regex(heaviest + " +" + std::to_string(rows[heaviest]["count"].get<int>()) +
-                           R"(( +[0-9.]+ ms){6} +[0-9.]+%  (█)+\S*)")))
+                           R"(( +[0-9.]+ ms){7} +[0-9.]+% +[0-9.]+%  (█)+\S*)")))
       << lines[1];
   EXPECT_EQ(lines.back(), std::to_string(p.done.at("launches")) + " spans, " +
                               lines.back().substr(lines.back().find(", ") + 2));

@@ -12,6 +12,7 @@
 
 #include "export/session_export.h"
 #include "live/tail_hub.h"
+#include "query/call_tree.h"
 #include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -23,7 +24,7 @@ using namespace optrace::daemon;
 std::unique_ptr<SpanReader> g_reader;
 std::unique_ptr<TailHub> g_tails;
 
-// Two small sessions with a few names, tags, targets and statuses.
+// Two small sessions with a few names, tags, targets, statuses and parents.
 void BuildStore(const std::string& db) {
   StoreOptions options;
   options.db_path = db;
@@ -42,8 +43,10 @@ void BuildStore(const std::string& db) {
     for (uint64_t i = 1; i <= 200; ++i) {
       Span s;
       s.op_id = i;
+      s.parent_op_id = i / 2;  // a binary tree of calls, for GetTree
       s.start_ns = static_cast<int64_t>(1'000'000 + i * 1000);
       s.duration_ns = i * 10;
+      s.children_ns = i * 3;
       s.name = static_cast<StringId>(1 + i % 2);
       s.tag = i % 3 == 0 ? 3 : 0;
       s.srcloc = 4;
@@ -74,7 +77,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {
       optrace::v1::QueryOpsRequest r;
       if (r.ParseFromString(body)) QueryOps(*g_reader, r);
@@ -106,6 +109,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         auto sub = g_tails->Subscribe(r, std::nullopt);
         if (sub.ok()) g_tails->Unsubscribe(sub.value());
       }
+      break;
+    }
+    case 5: {
+      optrace::v1::GetTreeRequest r;
+      optrace::v1::GetTreeResponse out;
+      if (r.ParseFromString(body)) GetTree(*g_reader, r, &out);
       break;
     }
   }

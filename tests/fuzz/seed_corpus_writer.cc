@@ -111,5 +111,10 @@ int main(int argc, char** argv) {
   tail.set_name_pattern("rms.*");
   tail.set_spans(true);
   Write(out / "request_fuzzer" / "tail", std::string(1, '\4') + tail.SerializeAsString());
+  v1::GetTreeRequest tree;
+  tree.set_session_id(1);
+  tree.set_by_tag(true);
+  tree.set_max_depth(3);
+  Write(out / "request_fuzzer" / "tree", std::string(1, '\5') + tree.SerializeAsString());
   return 0;
 }

@@ -98,7 +98,10 @@ class ClientTest(t.DaemonTestCase):
                 self.assertEqual(stats.spans, len(ops))
                 self.assertEqual(stats.total_ns, sum(r.total_ns for r in stats.rows))
                 self.assertAlmostEqual(sum(r.share for r in stats.rows), 1.0, places=6)
+                self.assertAlmostEqual(sum(r.self_share for r in stats.rows), 1.0, places=6)
+                self.assertLessEqual(stats.self_ns, stats.total_ns)
                 for r in stats.rows:
+                    self.assertLessEqual(r.self_ns, r.total_ns)
                     self.assertLessEqual(r.min_ns, r.p50_ns)
                     self.assertLessEqual(r.p50_ns, r.p95_ns)
                     self.assertLessEqual(r.p95_ns, r.p99_ns)
@@ -107,6 +110,10 @@ class ClientTest(t.DaemonTestCase):
         self.assertEqual(len(top.rows), 1)
         self.assertEqual(top.rows[0].total_ns, max(r.total_ns for r in
                                                     self.client.stats(session.id).rows))
+        by_self = [r.self_ns for r in self.client.stats(session.id, sort="self").rows]
+        self.assertEqual(by_self, sorted(by_self, reverse=True))
+        with self.assertRaisesRegex(ValueError, "sort must be one of 'total', 'self'"):
+            self.client.stats(session.id, sort="longest")
         only_loop = self.client.stats(session.id, name="^loop$")
         self.assertEqual([(r.name, r.count) for r in only_loop.rows], [("loop", 30)])
 

@@ -165,6 +165,36 @@ class TorchTest(t.DaemonTestCase):
         self.assertEqual(len(muls), 3000)
         self.assertTrue(all(by_id[s.parent_op_id].name == "ProfilerStep#" for s in muls))
 
+    def test_SelfTime_NestedOpsCountedOnce_SelfSharesAddUpTo100(self):
+        report = self.run_torch(torch_program("train_program.py"), 3)
+        session, _ = self.spans_of(report["pid"])
+        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
+            list(self.client.ops(session.id)))) or []
+        self.assertGreater(len(spans), 100)
+        self.assertTrue(all(s.status == "ok" for s in spans), {s.status for s in spans})
+        by_id = {s.op_id: s for s in spans}
+        # Every op's self time is its duration less its children's: summed
+        # over a thread's nested ops they give the outermost ops' time,
+        # to the nanosecond.
+        outermost = sum(s.duration_ns for s in spans if s.parent_op_id not in by_id)
+        total = sum(s.duration_ns for s in spans)
+        stats = self.client.stats(session.id)
+        self.assertEqual(stats.self_ns, outermost)
+        self.assertLess(stats.self_ns, total)
+        self.assertEqual(stats.total_ns, total)
+        self.assertAlmostEqual(sum(row.self_share for row in stats.rows), 1.0, places=9)
+        rows = {row.name: row for row in stats.rows}
+        # aten::addmm runs inside aten::linear: linear's self time leaves it out.
+        linear, addmm = rows["aten::linear"], rows["aten::addmm"]
+        self.assertLessEqual(linear.self_ns, linear.total_ns - addmm.total_ns)
+        by_self = self.client.stats(session.id, sort="self").rows
+        self.assertEqual([row.self_ns for row in by_self],
+                         sorted((row.self_ns for row in by_self), reverse=True))
+        # The stored spans give the same self time as the aggregates.
+        exact = self.client.stats(session.id, exact=True)
+        self.assertEqual({row.name: row.self_ns for row in exact.rows},
+                         {row.name: row.self_ns for row in stats.rows})
+
     def test_TagCache_AlternatingShapesAndDtypes_EveryOpItsOwnTag(self):
         # Inputs whose sizes join alike ([1,3],[3] and [1],[3,3]; 12x3 and
         # 1x23), one shape in several dtypes, 0-d tensors, called in turn:

@@ -4,24 +4,15 @@
 
 #include <map>
 
+#include "half_ops.h"
 #include "optrace/abi.h"
 
 namespace optrace::daemon {
 namespace {
 
-constexpr auto kL = static_cast<uint8_t>(abi::EventKind::kLaunch);
-constexpr auto kC = static_cast<uint8_t>(abi::EventKind::kComplete);
-
-HalfOp Half(uint8_t kind, uint64_t id, uint64_t ts, uint32_t tid = 1) {
-  HalfOp h;
-  h.kind = kind;
-  h.op_id = id;
-  h.raw_ts = ts;
-  h.ts_ns = static_cast<int64_t>(ts);
-  h.tid = tid;
-  h.name = 7;
-  return h;
-}
+using testing::Half;
+using testing::kC;
+using testing::kL;
 
 SpanCorrelator Make(size_t max_open = 100, size_t max_pending = 100) {
   return SpanCorrelator([](uint64_t a, uint64_t b) { return b - a; }, max_open, max_pending);

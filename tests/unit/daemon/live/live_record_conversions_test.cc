@@ -37,7 +37,8 @@ void ExpectSessionFieldsKept(const LiveRecord& r) {
 TEST(LiveRecordConversionsTest, Span_RoundTrip_EveryFieldBack) {
   // Random values of every field, extremes of each range included.
   std::mt19937_64 rng(20251201);
-  for (const Span& span : testing::RandomSpans(rng, 500)) {
+  for (Span span : testing::RandomSpans(rng, 500)) {
+    span.children_ns = 0;  // self time is the store's: live records do not carry it
     LiveRecord record = SessionRecord();
     SpanToLiveRecord(span, &record);
     EXPECT_EQ(record.type, LiveRecordType::kSpan);

@@ -82,8 +82,9 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
                "stream, device, target, has_device_ns");
   EXPECT_EQ(kHalfOpColumnCount, 14);
   EXPECT_STREQ(kOpAggregateColumns,
-               "session_id, name, tag, target, device, count, ok_count, total_ns, min_ns, max_ns");
-  EXPECT_EQ(kOpAggregateColumnCount, 10);
+               "session_id, name, tag, target, device, count, ok_count, total_ns, self_ns, min_ns, "
+               "max_ns");
+  EXPECT_EQ(kOpAggregateColumnCount, 11);
 }
 
 TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
@@ -235,21 +236,23 @@ TEST_F(RowMappingTest, OpAggregate_BindThenRead_EveryFieldBack) {
   totals.count = 6;
   totals.ok_count = 7;
   totals.total_ns = 8;
-  totals.min_ns = 9;
-  totals.max_ns = 10;
+  totals.self_ns = 9;
+  totals.min_ns = 10;
+  totals.max_ns = 11;
   SqliteStatement insert = CreateRows(kOpAggregateColumns, kOpAggregateColumnCount);
   BindOpAggregate(insert, 1, key, totals);
   ASSERT_TRUE(insert.Run().ok());
   EXPECT_EQ(StoredValues(kOpAggregateColumns),
-            (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}));
+            (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}));
   Result<OpAggregateRow> read = ReadOpAggregate(SelectRow(kOpAggregateColumns), 0);
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(read.value().key, key);
   EXPECT_EQ(read.value().totals.count, 6u);
   EXPECT_EQ(read.value().totals.ok_count, 7u);
   EXPECT_EQ(read.value().totals.total_ns, 8u);
-  EXPECT_EQ(read.value().totals.min_ns, 9u);
-  EXPECT_EQ(read.value().totals.max_ns, 10u);
+  EXPECT_EQ(read.value().totals.self_ns, 9u);
+  EXPECT_EQ(read.value().totals.min_ns, 10u);
+  EXPECT_EQ(read.value().totals.max_ns, 11u);
 }
 
 TEST_F(RowMappingTest, OpAggregate_NoOkSpan_MinAndMaxStoredNullReadAsZero) {

@@ -28,19 +28,40 @@ size_t VarintEnd(const std::string& page, size_t at) {
   return at + 1;
 }
 
-// The bytes of a version 3 page in front of its first column: version,
-// span count and the 15 column lengths.
-size_t HeaderBytes(const std::string& page) {
+// The bytes of a page with `columns` columns in front of its first column:
+// version, span count and the column lengths.
+size_t HeaderBytes(const std::string& page, size_t columns = span_page::kColumnCount) {
   size_t at = 1;
-  for (int varint = 0; varint < 16; ++varint) at = VarintEnd(page, at);
+  for (size_t varint = 0; varint < 1 + columns; ++varint) at = VarintEnd(page, at);
   return at;
+}
+
+// The version 3 page of the same spans: a version 4 page without its last
+// column (children_ns) and that column's length.
+std::string AsVersion3(const std::string& page) {
+  constexpr size_t kVersion3Columns = span_page::kColumnCount - 1;
+  const size_t lengths_end = HeaderBytes(page, kVersion3Columns);
+  const size_t header_end = HeaderBytes(page);
+  uint64_t last_length = 0;
+  for (size_t at = header_end; at-- > lengths_end;) {
+    last_length = (last_length << 7) | (static_cast<uint8_t>(page[at]) & 0x7f);
+  }
+  return "\x03" + page.substr(1, lengths_end - 1) +
+         page.substr(header_end, page.size() - header_end - last_length);
 }
 
 // The version 2 page of the same spans: a version 3 page without its
 // column lengths.
-std::string AsVersion2(const std::string& page) {
-  const size_t count_end = VarintEnd(page, 1);
-  return "\x02" + page.substr(1, count_end - 1) + page.substr(HeaderBytes(page));
+std::string AsVersion2(const std::string& version3_page) {
+  const size_t count_end = VarintEnd(version3_page, 1);
+  return "\x02" + version3_page.substr(1, count_end - 1) +
+         version3_page.substr(HeaderBytes(version3_page, span_page::kColumnCount - 1));
+}
+
+// `spans` as a page written before self time reads them: no children.
+std::vector<Span> WithoutChildren(std::vector<Span> spans) {
+  for (Span& span : spans) span.children_ns = 0;
+  return spans;
 }
 
 TEST(SpanPageCodecTest, RoundTrip_Empty_Identical) { EXPECT_TRUE(RoundTrip({}).empty()); }
@@ -156,7 +177,7 @@ TEST(SpanPageCodecTest, Malicious_TrailingBytes_ErrorCountsThem) {
                                             std::to_string(columns + 3) + " after them"),
             std::string::npos)
       << decoded.status().message();
-  decoded = span_page::Decode(AsVersion2(page) + "xyz");
+  decoded = span_page::Decode(AsVersion2(AsVersion3(page)) + "xyz");
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("3 bytes after the last column"), std::string::npos)
       << decoded.status().message();
@@ -191,11 +212,35 @@ TEST(SpanPageCodecTest, Columns_CorruptColumnNotAsked_NotRead) {
 TEST(SpanPageCodecTest, Version2Page_DecodedWholeWhateverTheColumnsAsked) {
   std::mt19937_64 rng(5);
   const std::vector<Span> spans = RandomSpans(rng, 300);
-  const std::string page = AsVersion2(span_page::Encode(spans));
+  const std::string page = AsVersion2(AsVersion3(span_page::Encode(spans)));
   ASSERT_EQ(page[0], 2);
   Result<std::vector<Span>> decoded = span_page::Decode(page, span_page::kName);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
-  EXPECT_EQ(decoded.value(), spans);
+  EXPECT_EQ(decoded.value(), WithoutChildren(spans));
+}
+
+TEST(SpanPageCodecTest, Version3Page_NoChildrenEvenInAReusedVector) {
+  std::mt19937_64 rng(8);
+  const std::vector<Span> spans = RandomSpans(rng, 200);
+  std::vector<Span> reused;
+  ASSERT_TRUE(
+      span_page::DecodeInto(span_page::Encode(spans), span_page::kAllColumns, &reused).ok());
+  ASSERT_EQ(reused, spans);
+  const std::string page = AsVersion3(span_page::Encode(spans));
+  ASSERT_EQ(page[0], 3);
+  ASSERT_TRUE(span_page::DecodeInto(page, span_page::kAllColumns, &reused).ok());
+  EXPECT_EQ(reused, WithoutChildren(spans));
+}
+
+TEST(SpanPageCodecTest, Encode_NoNestedSpans_ChildrenColumnCostsThreeBytes) {
+  const std::vector<Span> spans = SpanRun(1, 1'700'000'000'000'000'000, 1000);
+  std::vector<Span> nested = spans;
+  nested[10].children_ns = 300;
+  const size_t flat = span_page::Encode(spans).size();
+  EXPECT_EQ(AsVersion3(span_page::Encode(spans)).size() + 3, flat)
+      << "a constant column: its length, mode byte and one value";
+  EXPECT_GT(span_page::Encode(nested).size(), flat);
+  EXPECT_EQ(RoundTrip(nested), nested);
 }
 
 TEST(SpanPageCodecTest, Malicious_ColumnLengthMovedToTheNext_ErrorNamesColumn) {
@@ -230,9 +275,9 @@ TEST(SpanPageCodecTest, Malicious_VarintOverflowing64Bits_Error) {
 
 TEST(SpanPageCodecTest, Malicious_StatusOutOfRange_ErrorNamesColumn) {
   std::string page = span_page::Encode(std::vector<Span>{MakeSpan(1, 1)});
-  // The last two columns are constant (mode byte, value): status, then
-  // has_device_ns. 4 is no SpanStatus.
-  page[page.size() - 3] = 4;
+  // The last three columns are constant (mode byte, value): status,
+  // has_device_ns, then children_ns. 4 is no SpanStatus.
+  page[page.size() - 5] = 4;
   Result<std::vector<Span>> decoded = span_page::Decode(page);
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("column status: value 4 of span 0 exceeds 3"),
@@ -242,7 +287,7 @@ TEST(SpanPageCodecTest, Malicious_StatusOutOfRange_ErrorNamesColumn) {
 
 TEST(SpanPageCodecTest, Malicious_DevicePresenceNotABool_ErrorNamesColumn) {
   std::string page = span_page::Encode(std::vector<Span>{MakeSpan(1, 1)});
-  page.back() = 2;
+  page[page.size() - 3] = 2;  // has_device_ns's value: children_ns follows
   Result<std::vector<Span>> decoded = span_page::Decode(page);
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("column has_device_ns: value 2 of span 0 exceeds 1"),
@@ -272,7 +317,7 @@ TEST(SpanPageCodecTest, Version1Page_DeviceDurationPresentWhereNotZero) {
   Span without = MakeSpan(2, 2);
   without.device_ns = 0;
   without.has_device_ns = false;
-  std::string page = AsVersion2(span_page::Encode(std::vector<Span>{with, without}));
+  std::string page = AsVersion2(AsVersion3(span_page::Encode(std::vector<Span>{with, without})));
   ASSERT_EQ(page.substr(page.size() - 3), std::string("\x00\x01\x00", 3));
   page.resize(page.size() - 3);
   page[0] = 1;

@@ -73,6 +73,8 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 9:
+        return {"ALTER TABLE op_aggregates DROP COLUMN self_ns"};
       case 8:
         return {"DROP TABLE keeps"};
       case 7:
@@ -875,6 +877,48 @@ TEST_F(SpanStoreTest, Open_Version7Database_NoKeepsThenKeepsRecorded) {
   ASSERT_TRUE(kept.ok()) << kept.status().message();
   EXPECT_EQ(OpenReader(path_)->Keeps(1).value(), std::vector<KeepRecord>{kept.value()});
   EXPECT_EQ(ReadSpans(*OpenReader(path_), 1).size(), 10u);
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
+}
+
+TEST_F(SpanStoreTest, Submit_NestedSpans_SelfTimeStoredAndSummedInAggregates) {
+  Span parent = MakeSpan(1, 10, 1, 1000);
+  parent.children_ns = 700;
+  Span child = MakeSpan(2, 20, 2, 700);
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Submit(SpansBatch(1, 1, {child, parent})));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  const std::vector<Span> stored = ReadSpans(*OpenReader(path_), 1);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].children_ns + stored[1].children_ns, 700u);
+  Result<std::vector<OpAggregateRow>> rows = OpenReader(path_)->Aggregates(1);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  std::map<StringId, uint64_t> self_by_name;
+  for (const OpAggregateRow& row : rows.value()) self_by_name[row.key.name] = row.totals.self_ns;
+  EXPECT_EQ(self_by_name, (std::map<StringId, uint64_t>{{1, 300}, {2, 700}}));
+}
+
+TEST_F(SpanStoreTest, Open_Version8Database_AggregatesSelfTimeIsTheirTotal) {
+  Span parent = MakeSpan(1, 10, 1, 1000);
+  parent.children_ns = 700;
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Submit(SpansBatch(1, 1, {parent})));
+    ASSERT_TRUE(store->Flush(10'000));
+  }
+  ASSERT_NO_FATAL_FAILURE(DowngradeTo(8));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryColumn(path_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
+  // Rows from before self time counted their whole total.
+  EXPECT_EQ(QueryColumn(path_, "SELECT self_ns FROM op_aggregates WHERE session_id = 1"),
+            std::vector<std::string>{"1000"});
+  ASSERT_TRUE(store->Submit(SpansBatch(2, 1, {parent})));
+  ASSERT_TRUE(store->Flush(10'000));
+  EXPECT_EQ(QueryColumn(path_, "SELECT self_ns FROM op_aggregates WHERE session_id = 1"),
+            std::vector<std::string>{"1300"});
   EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 

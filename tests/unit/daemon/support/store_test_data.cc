@@ -120,6 +120,7 @@ std::vector<Span> RandomSpans(std::mt19937_64& rng, size_t count) {
     s.target = RandomField<uint8_t>(rng);
     s.status = static_cast<SpanStatus>(rng() % 4);
     s.has_device_ns = rng() % 2 == 0;
+    s.children_ns = RandomField<uint64_t>(rng);
   }
   return spans;
 }
