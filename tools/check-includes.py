@@ -39,6 +39,8 @@ DAEMON_ALLOWED = {
     "forward": {"log", "storage", "wire"},
     "fleet": {"forward", "query", "storage", "wire"},
     "api": DRAIN_SIDE | {"wire", "live", "query", "export", "forward", "fleet", "api"},
+    "http": set(),
+    "metrics": {"drain", "storage", "http"},
 }
 
 # Top-level folders that may not include one another's files.
