@@ -272,8 +272,17 @@ class TorchTest(t.DaemonTestCase):
             return {row.name: row.count
                     for row in self.client.stats(session.id, by=by, **filters).rows}
 
+        # Until every span is stored, each stats call is a pass over the
+        # stored spans (new groups have no sketch yet): poll the session,
+        # which costs nothing, not the stats, which would compete with the
+        # writer for the machine's two cores.
+        stored = t.wait_until(lambda: (lambda n: n if n >= 2 * ops else None)(
+            self.client.session(session.id).session.spans), timeout=90, interval=0.2)
+        self.assertIsNotNone(stored, self.client.session(session.id).session)
+        # The program's few other ops may have come first: the last neg and
+        # empty spans within a few polls.
         names = t.wait_until(lambda: (lambda c: c if c.get("aten::neg", 0) >= ops else None)(
-            counts_by("name")))
+            counts_by("name")), timeout=30, interval=0.2)
         self.assertIsNotNone(names, counts_by("name"))
         self.assertEqual(names["aten::neg"], ops)
         self.assertEqual(names["aten::empty"], ops)
