@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/hash_mix.h"
 #include "query/duration_math.h"
 #include "query/span_filter.h"
 #include "storage/op_aggregate.h"
@@ -48,12 +49,8 @@ struct NodeKey {
 };
 struct NodeKeyHash {
   size_t operator()(const NodeKey& key) const {
-    // splitmix64's finaliser over the packed fields.
-    uint64_t h = (static_cast<uint64_t>(key.parent) << 32 | key.name) ^
-                 (static_cast<uint64_t>(key.tag) * 0x9e3779b97f4a7c15ULL);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    return static_cast<size_t>(h ^ (h >> 31));
+    return static_cast<size_t>(MixBits((static_cast<uint64_t>(key.parent) << 32 | key.name) ^
+                                       (static_cast<uint64_t>(key.tag) * 0x9e3779b97f4a7c15ULL)));
   }
 };
 
@@ -63,8 +60,9 @@ Result<std::vector<TreeSpan>> ReadTreeSpans(SpanReader& reader, const v1::GetTre
   std::vector<TreeSpan> spans;
   bool too_many = false;
   const span_page::ColumnSet columns =
-      span_page::kOpId | span_page::kParentOpId | span_page::kName | span_page::kTag |
-      span_page::kStatus | span_page::kDurationNs | span_page::kChildrenNs | filter.Columns();
+      span_page::kOpId | span_page::kParentOpId | span_page::kName | span_page::kStatus |
+      span_page::kDurationNs | span_page::kChildrenNs | filter.Columns() |
+      (request.by_tag() ? span_page::ColumnSet{span_page::kTag} : span_page::ColumnSet{0});
   Status scanned = reader.ForEachSpanPage(
       request.session_id(), filter.min_start_ns(), filter.max_start_ns(),
       [&](std::span<const Span> page) {

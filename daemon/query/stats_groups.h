@@ -43,18 +43,10 @@ class StatsGroups {
   // Counts `span` in group `key`. REQUIRES: key != FlatIdMap's kNoId.
   void Add(uint64_t key, const Span& span) {
     Group& group = GroupOf(key);
-    ++group.totals.count;
-    if (span.status != SpanStatus::kOk) return;
-    // OpAggregate::Add's arithmetic, inline: this runs for every span.
-    const uint64_t duration = std::min(span.duration_ns, kMaxAggregateNs);
-    OpAggregate& t = group.totals;
-    t.min_ns = t.ok_count == 0 ? duration : std::min(t.min_ns, duration);
-    t.max_ns = std::max(t.max_ns, duration);
-    t.total_ns = duration > kMaxAggregateNs - t.total_ns ? kMaxAggregateNs : t.total_ns + duration;
-    const uint64_t self = std::min(SelfNs(span), kMaxAggregateNs);
-    t.self_ns = self > kMaxAggregateNs - t.self_ns ? kMaxAggregateNs : t.self_ns + self;
-    ++t.ok_count;
-    group.durations.push_back(duration);
+    group.totals.Add(span);
+    if (span.status == SpanStatus::kOk) {
+      group.durations.push_back(std::min(span.duration_ns, kMaxAggregateNs));
+    }
   }
 
   // Adds every group of `other` (its counts and durations) to this one's:

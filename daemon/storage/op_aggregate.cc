@@ -4,18 +4,6 @@
 
 namespace optrace::daemon {
 
-void OpAggregate::Add(const Span& span) {
-  ++count;
-  if (span.status != SpanStatus::kOk) return;
-  const uint64_t duration = std::min(span.duration_ns, kMaxAggregateNs);
-  min_ns = ok_count == 0 ? duration : std::min(min_ns, duration);
-  max_ns = std::max(max_ns, duration);
-  total_ns = duration > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + duration;
-  const uint64_t self = std::min(SelfNs(span), kMaxAggregateNs);
-  self_ns = self > kMaxAggregateNs - self_ns ? kMaxAggregateNs : self_ns + self;
-  ++ok_count;
-}
-
 void OpAggregate::Merge(const OpAggregate& other) {
   if (other.ok_count > 0) {
     min_ns = ok_count == 0 ? other.min_ns : std::min(min_ns, other.min_ns);

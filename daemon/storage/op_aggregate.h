@@ -3,6 +3,7 @@
 #ifndef OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 #define OPTRACE_DAEMON_STORAGE_OP_AGGREGATE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -67,7 +68,18 @@ struct OpAggregate {
   uint64_t max_ns = 0;    // longest ok duration; 0 when ok_count == 0
 
   // Counts `span`; its duration counts only when its status is ok.
-  void Add(const Span& span);
+  // Inline: GetStats's pass runs it for every span it reads.
+  void Add(const Span& span) {
+    ++count;
+    if (span.status != SpanStatus::kOk) return;
+    const uint64_t duration = std::min(span.duration_ns, kMaxAggregateNs);
+    min_ns = ok_count == 0 ? duration : std::min(min_ns, duration);
+    max_ns = std::max(max_ns, duration);
+    total_ns = duration > kMaxAggregateNs - total_ns ? kMaxAggregateNs : total_ns + duration;
+    const uint64_t self = std::min(SelfNs(span), kMaxAggregateNs);
+    self_ns = self > kMaxAggregateNs - self_ns ? kMaxAggregateNs : self_ns + self;
+    ++ok_count;
+  }
 
   // Adds `other`'s spans: as if Add had been given them too.
   void Merge(const OpAggregate& other);

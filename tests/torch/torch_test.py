@@ -195,6 +195,32 @@ class TorchTest(t.DaemonTestCase):
         self.assertEqual({row.name: row.self_ns for row in exact.rows},
                          {row.name: row.self_ns for row in stats.rows})
 
+    def test_Tree_NestingOfTheParentLinksWithTheSameTimeInOps(self):
+        report = self.run_torch(torch_program("train_program.py"), 3)
+        session, _ = self.spans_of(report["pid"])
+        spans = t.wait_until(lambda: (lambda s: s if len(s) == session.spans else None)(
+            list(self.client.ops(session.id)))) or []
+        by_id = {s.op_id: s for s in spans}
+        tree = self.client.tree(session.id)
+        self.assertEqual(tree.spans, len(spans))
+        self.assertEqual(tree.nodes_left_out, 0)
+        # Each node's count is its spans'; the roots' totals are the time
+        # in ops counted once, which the nodes' self times add up to.
+        self.assertEqual(sum(n.count for n in tree.nodes), len(spans))
+        self.assertEqual(tree.total_ns, self.client.stats(session.id).self_ns)
+        self.assertEqual(sum(n.self_ns for n in tree.nodes), tree.total_ns)
+        # aten::addmm only ever runs under aten::linear (the parent links).
+        parents = {by_id[s.parent_op_id].name for s in spans if s.name == "aten::addmm"}
+        self.assertEqual(parents, {"aten::linear"})
+        addmm = [(i, n) for i, n in enumerate(tree.nodes) if n.name == "aten::addmm"]
+        self.assertTrue(addmm)
+        for i, node in addmm:
+            above = next(n for n in reversed(tree.nodes[:i]) if n.depth == node.depth - 1)
+            self.assertEqual(above.name, "aten::linear")
+        shallow = self.client.tree(session.id, depth=1)
+        self.assertTrue(all(n.depth == 0 for n in shallow.nodes))
+        self.assertGreater(shallow.nodes_left_out, 0)
+
     def test_TagCache_AlternatingShapesAndDtypes_EveryOpItsOwnTag(self):
         # Inputs whose sizes join alike ([1,3],[3] and [1],[3,3]; 12x3 and
         # 1x23), one shape in several dtypes, 0-d tensors, called in turn:
