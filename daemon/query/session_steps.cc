@@ -1,0 +1,344 @@
+#include "query/session_steps.h"
+
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "optrace/abi.h"
+#include "query/duration_math.h"
+#include "query/duration_percentiles.h"
+#include "query/step_detection.h"
+#include "query/step_explanation.h"
+#include "query/step_judgement.h"
+#include "storage/op_aggregate.h"
+#include "wire/string_cache.h"
+
+namespace optrace::daemon {
+namespace {
+
+// What a steps query keeps of one OK span that may be an op of a step.
+struct OpCell {
+  int64_t start_ns = 0;
+  StringId name = 0;
+  StringId tag = 0;
+  uint64_t self_ns = 0;
+};
+
+// A session's steps with what each holds, in step order.
+struct SessionSteps {
+  DetectedSteps detected;
+  std::vector<uint64_t> ops;                     // OK spans begun in each
+  std::vector<std::vector<OpSelfTime>> op_self;  // each step's ops, by name then tag
+  std::vector<StepVerdict> verdicts;
+};
+
+uint64_t DurationOf(const StepInterval& step) {
+  return step.end_ns > step.start_ns ? static_cast<uint64_t>(step.end_ns - step.start_ns) : 0;
+}
+
+// The spans' markers and op cells, one pass over the session's pages.
+class StepSpanPass {
+ public:
+  explicit StepSpanPass(StringCache& strings) : strings_(strings) {}
+
+  // Reads `session`'s OK spans; false when there are more than kMaxStepSpans.
+  Result<bool> Read(SpanReader& reader, SessionId session) {
+    bool too_many = false;
+    Status scanned = reader.ForEachSpanPage(
+        session, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+        [&](std::span<const Span> page) {
+          for (const Span& span : page) {
+            if (span.status != SpanStatus::kOk) continue;
+            if (cells_.size() + markers_.size() == kMaxStepSpans) {
+              too_many = true;
+              return false;
+            }
+            Add(span);
+          }
+          return true;
+        },
+        span_page::kOpId | span_page::kName | span_page::kTag | span_page::kStatus |
+            span_page::kStartNs | span_page::kDurationNs | span_page::kChildrenNs);
+    if (!scanned.ok()) return scanned;
+    return !too_many;
+  }
+
+  std::vector<StepMarker>& markers() { return markers_; }
+  std::vector<OpCell>& cells() { return cells_; }
+  int64_t first_op_start_ns() const { return first_op_start_ns_; }
+  // The name id of ProfilerStep# ranges; 0 when the session has none.
+  StringId profiler_name() const { return profiler_name_; }
+
+ private:
+  void Add(const Span& span) {
+    first_op_start_ns_ = std::min(first_op_start_ns_, span.start_ns);
+    const StepMarkerKind kind = KindOf(span.name);
+    if (kind != StepMarkerKind::kNone) {
+      markers_.push_back({span.op_id, span.start_ns, span.duration_ns, span.name, kind});
+      if (kind == StepMarkerKind::kProfiler) profiler_name_ = span.name;
+      // Optimizer ranges are ops of the step they close; the others are steps.
+      if (kind != StepMarkerKind::kOptimizer) return;
+    }
+    cells_.push_back({span.start_ns, span.name, span.tag, std::min(SelfNs(span), kMaxAggregateNs)});
+  }
+
+  StepMarkerKind KindOf(StringId name) {
+    auto [it, added] = kinds_.try_emplace(name, StepMarkerKind::kNone);
+    if (added) it->second = StepMarkerKindOf(strings_.Get(name));
+    return it->second;
+  }
+
+  StringCache& strings_;
+  std::unordered_map<StringId, StepMarkerKind> kinds_;
+  std::vector<StepMarker> markers_;
+  std::vector<OpCell> cells_;
+  int64_t first_op_start_ns_ = std::numeric_limits<int64_t>::max();
+  StringId profiler_name_ = 0;
+};
+
+// Each ProfilerStep range's number: the counter sample it holds.
+Result<std::unordered_map<uint64_t, int64_t>> ProfilerNumbers(SpanReader& reader, SessionId session,
+                                                              StringId profiler_name) {
+  std::unordered_map<uint64_t, int64_t> numbers;
+  if (profiler_name == 0) return numbers;
+  Status read = reader.ForEachInstant(session, [&](const Instant& instant) {
+    if (instant.kind == static_cast<uint8_t>(abi::EventKind::kCounter) &&
+        instant.name == profiler_name && instant.parent_op_id != 0) {
+      numbers.try_emplace(instant.parent_op_id, instant.value);
+    }
+    return true;
+  });
+  if (!read.ok()) return read;
+  return numbers;
+}
+
+// Puts each cell in its step and sums each step's self time per op.
+void FillStepOps(std::vector<OpCell>& cells, SessionSteps& steps) {
+  const std::vector<StepInterval>& intervals = steps.detected.steps;
+  steps.ops.assign(intervals.size(), 0);
+  steps.op_self.assign(intervals.size(), {});
+  struct Placed {
+    uint32_t step;
+    StringId name;
+    StringId tag;
+    uint64_t self_ns;
+  };
+  std::vector<Placed> placed;
+  placed.reserve(cells.size());
+  for (const OpCell& cell : cells) {
+    const auto after = std::upper_bound(
+        intervals.begin(), intervals.end(), cell.start_ns,
+        [](int64_t start, const StepInterval& step) { return start < step.start_ns; });
+    if (after == intervals.begin()) continue;
+    const auto step = std::prev(after);
+    if (cell.start_ns >= step->end_ns) continue;
+    placed.push_back(
+        {static_cast<uint32_t>(step - intervals.begin()), cell.name, cell.tag, cell.self_ns});
+  }
+  std::vector<OpCell>().swap(cells);
+  std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+    if (a.step != b.step) return a.step < b.step;
+    if (a.name != b.name) return a.name < b.name;
+    return a.tag < b.tag;
+  });
+  for (const Placed& p : placed) {
+    ++steps.ops[p.step];
+    std::vector<OpSelfTime>& ops = steps.op_self[p.step];
+    if (ops.empty() || ops.back().name != p.name || ops.back().tag != p.tag) {
+      ops.push_back({p.name, p.tag, 0});
+    }
+    ops.back().self_ns = AddCapped(ops.back().self_ns, p.self_ns);
+  }
+}
+
+Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
+                                      const v1::StepRules& rules, StringCache& strings) {
+  Result<SqliteTransaction> snapshot = reader.Snapshot();
+  if (!snapshot.ok()) return snapshot.status();
+  StepSpanPass pass(strings);
+  Result<bool> complete = pass.Read(reader, session);
+  if (!complete.ok()) return complete.status();
+  if (!complete.value()) {
+    return Status::ResourceExhausted("session " + std::to_string(session) + " has more than " +
+                                     std::to_string(kMaxStepSpans) +
+                                     " spans, more than one steps query reads");
+  }
+  Result<std::unordered_map<uint64_t, int64_t>> numbers =
+      ProfilerNumbers(reader, session, pass.profiler_name());
+  if (!numbers.ok()) return numbers.status();
+  SessionSteps steps;
+  steps.detected =
+      DetectSteps(std::move(pass.markers()), pass.first_op_start_ns(), numbers.value());
+  FillStepOps(pass.cells(), steps);
+  std::vector<uint64_t> durations;
+  durations.reserve(steps.detected.steps.size());
+  for (const StepInterval& step : steps.detected.steps) durations.push_back(DurationOf(step));
+  steps.verdicts = JudgeSteps(durations, rules);
+  if (!strings.status().ok()) return strings.status();
+  return steps;
+}
+
+// The op with the most self time of a step's ops; nullptr when none.
+const OpSelfTime* TopOp(const std::vector<OpSelfTime>& ops) {
+  const auto top = std::max_element(
+      ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.self_ns < b.self_ns; });
+  return top == ops.end() ? nullptr : &*top;
+}
+
+// The index of step `number`, or kNotFound naming the session's steps.
+Result<size_t> IndexOfStep(const SessionSteps& steps, uint64_t number, SessionId session) {
+  const std::vector<StepInterval>& intervals = steps.detected.steps;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    if (intervals[i].number == number) return i;
+  }
+  return Status::NotFound("session " + std::to_string(session) + " has no step " +
+                          std::to_string(number) + " (its steps are numbered " +
+                          std::to_string(intervals.front().number) + " to " +
+                          std::to_string(intervals.back().number) + ")");
+}
+
+// The up to kBaselineNeighbours steps nearest `target` that are neither
+// slow nor warm-up, nearest first (before, then after, at each distance).
+std::vector<size_t> NeighbourSteps(const SessionSteps& steps, size_t target) {
+  std::vector<size_t> chosen;
+  const size_t count = steps.verdicts.size();
+  auto usable = [&](size_t i) { return !steps.verdicts[i].slow && !steps.verdicts[i].warmup; };
+  for (size_t distance = 1; distance < count && chosen.size() < kBaselineNeighbours; ++distance) {
+    if (distance <= target && usable(target - distance)) chosen.push_back(target - distance);
+    if (chosen.size() == kBaselineNeighbours) break;
+    if (target + distance < count && usable(target + distance)) {
+      chosen.push_back(target + distance);
+    }
+  }
+  return chosen;
+}
+
+void FillExplanation(const SessionSteps& steps, size_t target, const std::vector<size_t>& baseline,
+                     StringCache& strings, v1::ExplainStepResponse* response) {
+  const StepInterval& step = steps.detected.steps[target];
+  std::vector<uint64_t> durations;
+  std::vector<std::vector<OpSelfTime>> baseline_ops;
+  for (size_t i : baseline) {
+    durations.push_back(DurationOf(steps.detected.steps[i]));
+    baseline_ops.push_back(steps.op_self[i]);
+    response->add_baseline_steps(steps.detected.steps[i].number);
+  }
+  const uint64_t duration = DurationOf(step);
+  const uint64_t baseline_ns = MedianOf(durations);
+  const uint64_t extra = duration > baseline_ns ? duration - baseline_ns : 0;
+  response->set_step(step.number);
+  response->set_duration_ns(duration);
+  response->set_baseline_ns(baseline_ns);
+  response->set_extra_ns(extra);
+  response->set_slow(steps.verdicts[target].slow);
+  response->set_warmup(steps.verdicts[target].warmup);
+  double cumulative = 0;
+  for (const OpExtraTime& op : RankExtraTime(steps.op_self[target], baseline_ops, extra)) {
+    v1::StepOpExtra* out = response->add_ops();
+    const double share = Ratio(static_cast<double>(op.extra_ns), static_cast<double>(extra));
+    cumulative += share;
+    out->set_name(strings.Get(op.name));
+    out->set_tag(strings.Get(op.tag));
+    out->set_self_ns(op.self_ns);
+    out->set_baseline_ns(op.baseline_ns);
+    out->set_extra_ns(op.extra_ns);
+    out->set_share(share);
+    out->set_cumulative_share(cumulative);
+    out->set_only_in_step(op.only_in_step);
+  }
+}
+
+}  // namespace
+
+Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
+                v1::GetStepsResponse* response) {
+  Result<v1::StepRules> rules = CompleteStepRules(request.rules(), "rules");
+  if (!rules.ok()) return rules.status();
+  if (request.limit() > kMaxStepsListed) {
+    return Status::InvalidArgument("limit " + std::to_string(request.limit()) +
+                                   " is more than the most steps listed, " +
+                                   std::to_string(kMaxStepsListed));
+  }
+  StringCache strings(reader);
+  Result<SessionSteps> steps =
+      ReadSessionSteps(reader, request.session_id(), rules.value(), strings);
+  if (!steps.ok()) return steps.status();
+  const std::vector<StepInterval>& intervals = steps->detected.steps;
+  response->Clear();
+  response->set_source(steps->detected.source);
+  *response->mutable_rules() = rules.value();
+  response->set_steps_total(intervals.size());
+  const size_t limit = request.limit() == 0 ? kMaxStepsListed : request.limit();
+  const size_t first_listed = intervals.size() > limit ? intervals.size() - limit : 0;
+  std::vector<uint64_t> judged;
+  uint64_t slow = 0;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    const StepVerdict& verdict = steps->verdicts[i];
+    slow += verdict.slow ? 1 : 0;
+    if (!verdict.warmup) judged.push_back(DurationOf(intervals[i]));
+    if (i < first_listed) continue;
+    v1::Step* out = response->add_steps();
+    out->set_number(intervals[i].number);
+    out->set_start_unix_ns(intervals[i].start_ns);
+    out->set_duration_ns(DurationOf(intervals[i]));
+    out->set_ops(steps->ops[i]);
+    if (const OpSelfTime* top = TopOp(steps->op_self[i]); top != nullptr) {
+      out->set_top_op(strings.Get(top->name));
+      out->set_top_op_tag(strings.Get(top->tag));
+      out->set_top_op_self_ns(top->self_ns);
+    }
+    out->set_slow(verdict.slow);
+    out->set_warmup(verdict.warmup);
+    out->set_baseline_ns(verdict.baseline_ns);
+  }
+  response->set_slow_steps(slow);
+  const DurationPercentiles percentiles = ComputePercentiles(judged);
+  response->set_p50_ns(percentiles.p50);
+  response->set_p95_ns(percentiles.p95);
+  response->set_p99_ns(percentiles.p99);
+  return strings.status();
+}
+
+Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
+                   v1::ExplainStepResponse* response) {
+  Result<v1::StepRules> rules = CompleteStepRules(request.rules(), "rules");
+  if (!rules.ok()) return rules.status();
+  StringCache strings(reader);
+  const SessionId session = request.session_id();
+  Result<SessionSteps> steps = ReadSessionSteps(reader, session, rules.value(), strings);
+  if (!steps.ok()) return steps.status();
+  if (steps->detected.steps.empty()) {
+    return Status::NotFound(
+        "session " + std::to_string(session) +
+        " has no steps: record them with optrace.step() (or optrace_step_begin, optrace::Step), "
+        "or run a PyTorch optimizer under optrace run --torch");
+  }
+  Result<size_t> target = IndexOfStep(steps.value(), request.step(), session);
+  if (!target.ok()) return target.status();
+  std::vector<size_t> baseline;
+  if (request.has_baseline_step()) {
+    Result<size_t> chosen = IndexOfStep(steps.value(), request.baseline_step(), session);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen.value() == target.value()) {
+      return Status::InvalidArgument("baseline_step " + std::to_string(request.baseline_step()) +
+                                     " is the step explained: compare it with another step");
+    }
+    baseline.push_back(chosen.value());
+  } else {
+    baseline = NeighbourSteps(steps.value(), target.value());
+    if (baseline.empty()) {
+      return Status::NotFound(
+          "session " + std::to_string(session) + " has no step to compare step " +
+          std::to_string(request.step()) +
+          " with (every other step is slow or warm-up): name one with baseline_step");
+    }
+  }
+  response->Clear();
+  FillExplanation(steps.value(), target.value(), baseline, strings, response);
+  return strings.status();
+}
+
+}  // namespace optrace::daemon

@@ -1,0 +1,45 @@
+// GetSteps and ExplainStep: a session's steps found in its stored spans,
+// judged, and the slow ones explained.
+#ifndef OPTRACE_DAEMON_QUERY_SESSION_STEPS_H_
+#define OPTRACE_DAEMON_QUERY_SESSION_STEPS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/status.h"
+#include "optrace/v1/optrace.pb.h"
+#include "storage/span_reader.h"
+
+namespace optrace::daemon {
+
+// The most OK spans one steps query reads (24 bytes each while it runs):
+// a larger session is refused.
+inline constexpr size_t kMaxStepSpans = 4'000'000;
+// The most steps one GetSteps response lists (the last ones).
+inline constexpr uint32_t kMaxStepsListed = 100'000;
+// How many neighbouring steps make ExplainStep's default baseline.
+inline constexpr size_t kBaselineNeighbours = 10;
+
+// Fills `response` with the steps of `request.session_id()`'s stored OK
+// spans (DetectSteps), each with the OK spans that began in it (counted by
+// start time: an op belongs to the latest step begun before it that has
+// not ended; the step's own span is not an op of it), its top op by self
+// time and its verdict (JudgeSteps); the percentiles are of the non-warm-up
+// steps. Errors: kInvalidArgument for bad rules or a limit past
+// kMaxStepsListed; kResourceExhausted beyond kMaxStepSpans spans; the
+// reader's. Thread rules: `reader` is used on the calling thread only.
+Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
+                v1::GetStepsResponse* response);
+
+// Fills `response` with why step `request.step()` took longer than its
+// baseline: `baseline_step` when it has one, else the up to
+// kBaselineNeighbours nearest steps that are neither slow nor warm-up;
+// the baseline's duration is their median, and ops are ranked by
+// RankExtraTime. Errors: kNotFound when the session has no steps, no step
+// of that number or no step to compare with; GetSteps's.
+Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
+                   v1::ExplainStepResponse* response);
+
+}  // namespace optrace::daemon
+
+#endif  // OPTRACE_DAEMON_QUERY_SESSION_STEPS_H_
