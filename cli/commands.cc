@@ -9,8 +9,10 @@
 #include "sessions_command.h"
 #include "stats_command.h"
 #include "status_command.h"
+#include "steps_command.h"
 #include "tail_command.h"
 #include "tree_command.h"
+#include "why_command.h"
 
 namespace optrace::cli {
 
@@ -18,8 +20,9 @@ std::vector<CommandSpec> DescribeCommands() {
   std::vector<CommandSpec> commands;
   for (CommandSpec (*describe)() :
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
-        DescribeStatsCommand, DescribeTreeCommand, DescribeDiffCommand, DescribeExportCommand,
-        DescribeKeepCommand, DescribeKeepsCommand, DescribeStatusCommand, DescribeRunCommand}) {
+        DescribeStatsCommand, DescribeTreeCommand, DescribeStepsCommand, DescribeWhyCommand,
+        DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand, DescribeKeepsCommand,
+        DescribeStatusCommand, DescribeRunCommand}) {
     commands.push_back(describe());
   }
   return commands;

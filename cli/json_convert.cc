@@ -343,4 +343,71 @@ json ToJson(const v1::GetTreeResponse& tree) {
           {"nodes_left_out", tree.nodes_left_out()}};
 }
 
+namespace {
+
+std::string_view StepSourceWord(v1::StepSource source) {
+  switch (source) {
+    case v1::STEP_SOURCE_EXPLICIT:
+      return "explicit";
+    case v1::STEP_SOURCE_PROFILER:
+      return "profiler";
+    case v1::STEP_SOURCE_OPTIMIZER:
+      return "optimizer";
+    default:
+      return "none";
+  }
+}
+
+}  // namespace
+
+json ToJson(const v1::GetStepsResponse& steps) {
+  json list = json::array();
+  for (const v1::Step& step : steps.steps()) {
+    list.push_back({{"step", step.number()},
+                    {"start_unix_ns", step.start_unix_ns()},
+                    {"duration_ns", step.duration_ns()},
+                    {"ops", step.ops()},
+                    {"top_op", step.top_op()},
+                    {"top_op_tag", step.top_op_tag()},
+                    {"top_op_self_ns", step.top_op_self_ns()},
+                    {"slow", step.slow()},
+                    {"warmup", step.warmup()},
+                    {"baseline_ns", step.baseline_ns()}});
+  }
+  return {{"steps", list},
+          {"steps_total", steps.steps_total()},
+          {"slow_steps", steps.slow_steps()},
+          {"p50_ns", steps.p50_ns()},
+          {"p95_ns", steps.p95_ns()},
+          {"p99_ns", steps.p99_ns()},
+          {"source", StepSourceWord(steps.source())},
+          {"rules",
+           {{"slow_factor", steps.rules().slow_factor()},
+            {"window", steps.rules().window()},
+            {"warmup", steps.rules().warmup()}}}};
+}
+
+json ToJson(const v1::ExplainStepResponse& why) {
+  json ops = json::array();
+  for (const v1::StepOpExtra& op : why.ops()) {
+    ops.push_back({{"name", op.name()},
+                   {"tag", op.tag()},
+                   {"self_ns", op.self_ns()},
+                   {"baseline_ns", op.baseline_ns()},
+                   {"extra_ns", op.extra_ns()},
+                   {"share", op.share()},
+                   {"cumulative_share", op.cumulative_share()},
+                   {"only_in_step", op.only_in_step()}});
+  }
+  return {{"step", why.step()},
+          {"duration_ns", why.duration_ns()},
+          {"baseline_ns", why.baseline_ns()},
+          {"extra_ns", why.extra_ns()},
+          {"slow", why.slow()},
+          {"warmup", why.warmup()},
+          {"baseline_steps",
+           json(std::vector<uint64_t>(why.baseline_steps().begin(), why.baseline_steps().end()))},
+          {"ops", ops}};
+}
+
 }  // namespace optrace::cli

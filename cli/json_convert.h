@@ -42,6 +42,17 @@ nlohmann::json ToJson(const v1::ListKeepsResponse& keeps);
 // {"nodes": [{"depth", "name", "tag", "count", "total_ns", "self_ns",
 // "share", "self_share"}, ...], "total_ns", "spans", "nodes_left_out"}.
 nlohmann::json ToJson(const v1::GetTreeResponse& tree);
+// {"steps": [{"step", "start_unix_ns", "duration_ns", "ops", "top_op",
+// "top_op_tag", "top_op_self_ns", "slow", "warmup", "baseline_ns"}, ...],
+// "steps_total", "slow_steps", "p50_ns", "p95_ns", "p99_ns", "source"
+// ("explicit", "profiler", "optimizer" or "none"), "rules": {"slow_factor",
+// "window", "warmup"}}.
+nlohmann::json ToJson(const v1::GetStepsResponse& steps);
+// {"step", "duration_ns", "baseline_ns", "extra_ns", "slow", "warmup",
+// "baseline_steps": [...], "ops": [{"name", "tag", "self_ns",
+// "baseline_ns", "extra_ns", "share", "cumulative_share", "only_in_step"},
+// ...]}.
+nlohmann::json ToJson(const v1::ExplainStepResponse& why);
 
 }  // namespace optrace::cli
 

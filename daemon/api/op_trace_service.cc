@@ -18,6 +18,7 @@
 #include "export/session_export.h"
 #include "log/log.h"
 #include "query/call_tree.h"
+#include "query/session_steps.h"
 #include "query/span_queries.h"
 #include "wire/proto_convert.h"
 
@@ -372,6 +373,18 @@ grpc::Status OpTraceService::QueryOpsBody(const Caller& caller,
   return grpc::Status::OK;
 }
 
+template <typename Request, typename Response>
+grpc::Status OpTraceService::SessionQuery(grpc::ServerContext* ctx, const Request& request,
+                                          Response* response,
+                                          Status (*query)(SpanReader&, const Request&, Response*)) {
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request.session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  return ToGrpc(query(*reader.value(), request, response));
+}
+
 grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetStatsRequest* request,
                                       v1::GetStatsResponse* response) {
   const Caller caller = ctx_.callers->Identify(*ctx);
@@ -380,21 +393,23 @@ grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetSta
     return ToGrpc(ctx_.fleet->GetStats(*request, response));
   }
   if (Status st = CheckNoFleetFields(*request); !st.ok()) return ToGrpc(st);
-  SessionRecord record;
-  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
-  auto reader = ThreadReader(ctx_.db_path);
-  if (!reader.ok()) return ToGrpc(reader.status());
-  return ToGrpc(daemon::GetStats(*reader.value(), *request, response));
+  return SessionQuery(ctx, *request, response, &daemon::GetStats);
 }
 
 grpc::Status OpTraceService::GetTree(grpc::ServerContext* ctx, const v1::GetTreeRequest* request,
                                      v1::GetTreeResponse* response) {
-  const Caller caller = ctx_.callers->Identify(*ctx);
-  SessionRecord record;
-  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
-  auto reader = ThreadReader(ctx_.db_path);
-  if (!reader.ok()) return ToGrpc(reader.status());
-  return ToGrpc(daemon::GetTree(*reader.value(), *request, response));
+  return SessionQuery(ctx, *request, response, &daemon::GetTree);
+}
+
+grpc::Status OpTraceService::GetSteps(grpc::ServerContext* ctx, const v1::GetStepsRequest* request,
+                                      v1::GetStepsResponse* response) {
+  return SessionQuery(ctx, *request, response, &daemon::GetSteps);
+}
+
+grpc::Status OpTraceService::ExplainStep(grpc::ServerContext* ctx,
+                                         const v1::ExplainStepRequest* request,
+                                         v1::ExplainStepResponse* response) {
+  return SessionQuery(ctx, *request, response, &daemon::ExplainStep);
 }
 
 grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,

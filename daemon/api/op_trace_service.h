@@ -72,6 +72,10 @@ class OpTraceService final
                         v1::GetStatsResponse* response) override;
   grpc::Status GetTree(grpc::ServerContext* ctx, const v1::GetTreeRequest* request,
                        v1::GetTreeResponse* response) override;
+  grpc::Status GetSteps(grpc::ServerContext* ctx, const v1::GetStepsRequest* request,
+                        v1::GetStepsResponse* response) override;
+  grpc::Status ExplainStep(grpc::ServerContext* ctx, const v1::ExplainStepRequest* request,
+                           v1::ExplainStepResponse* response) override;
   grpc::Status CompareSessions(grpc::ServerContext* ctx, const v1::CompareSessionsRequest* request,
                                v1::CompareSessionsResponse* response) override;
   grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* ctx,
@@ -91,6 +95,11 @@ class OpTraceService final
   // The stored session `id` if the caller may see it: NOT_FOUND or
   // PERMISSION_DENIED otherwise.
   grpc::Status LoadSession(SessionId id, const Caller& caller, SessionRecord* out);
+  // Answers a query of one session (GetTree, GetSteps, ...): `query` over
+  // this thread's reader, once the caller may see the session.
+  template <typename Request, typename Response>
+  grpc::Status SessionQuery(grpc::ServerContext* ctx, const Request& request, Response* response,
+                            Status (*query)(SpanReader&, const Request&, Response*));
   // OK unless a running producer with process id `pid` belongs to another
   // uid than the non-admin `caller`'s (PERMISSION_DENIED, naming its
   // session); UNAVAILABLE when the drain thread does not answer.

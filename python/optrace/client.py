@@ -70,6 +70,17 @@ def _op_filter(name=None, tag=None, target=None, device=None, min_duration=None,
     return f
 
 
+def _step_rules(slow_factor, window, warmup):
+    """The StepRules of steps() and why()'s keywords (0 and None: defaults)."""
+    rules = pb.StepRules(slow_factor=slow_factor, window=window)
+    if warmup is not None:
+        if warmup < 0:
+            raise ValueError(f"warmup {warmup}: a count of steps, 0 or more")
+        rules.warmup = warmup
+        rules.warmup_none = warmup == 0
+    return rules
+
+
 class Client:
     """A connection to optraced.
 
@@ -244,6 +255,39 @@ class Client:
         tree = to_python(self._unary(self._stub.GetTree, request))
         warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return tree
+
+    def steps(self, session_id, *, slow_factor=0.0, window=0, warmup=None, limit=0):
+        """The session's steps (iterations of a training or serving loop):
+        GetStepsResponse with .steps (Step: number, start_unix_ns,
+        duration_ns, ops, top_op, top_op_tag, top_op_self_ns, slow, warmup,
+        baseline_ns; by start, the last `limit`), .steps_total, .slow_steps,
+        .p50_ns/.p95_ns/.p99_ns (warm-up left out), .source ("explicit",
+        "profiler", "optimizer", or None when none were found) and .rules.
+        A step is slow past `slow_factor` (default 1.5) times the median of
+        the `window` (default 20) steps before it; the first `warmup`
+        (default 3; 0 for none) are warm-up. TrimmedSessionWarning when
+        older spans were trimmed."""
+        request = pb.GetStepsRequest(session_id=session_id,
+                                     rules=_step_rules(slow_factor, window, warmup), limit=limit)
+        steps = to_python(self._unary(self._stub.GetSteps, request))
+        warn_if_trimmed(self.session(session_id).session, stacklevel=2)
+        return steps
+
+    def why(self, session_id, step, *, baseline=None, slow_factor=0.0, window=0, warmup=None):
+        """Why step `step` took longer than its baseline (the median of the
+        10 nearest steps that are neither slow nor warm-up, or step
+        `baseline`): ExplainStepResponse with .duration_ns, .baseline_ns,
+        .extra_ns, .baseline_steps and .ops (StepOpExtra: name, tag,
+        self_ns, baseline_ns, extra_ns, share, cumulative_share,
+        only_in_step), largest extra first until 80% of .extra_ns is named,
+        then the ops that ran only in the step. The rules are steps()'s."""
+        request = pb.ExplainStepRequest(
+            session_id=session_id, step=step, baseline_step=baseline or 0,
+            has_baseline_step=baseline is not None,
+            rules=_step_rules(slow_factor, window, warmup))
+        why = to_python(self._unary(self._stub.ExplainStep, request))
+        warn_if_trimmed(self.session(session_id).session, stacklevel=2)
+        return why
 
     def diff(self, a, b, by="name"):
         """Sessions `a` and `b` side by side, grouped by "name" or "tag":

@@ -13,6 +13,7 @@
 #include "export/session_export.h"
 #include "live/tail_hub.h"
 #include "query/call_tree.h"
+#include "query/session_steps.h"
 #include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -32,7 +33,8 @@ void BuildStore(const std::string& db) {
   if (!store.ok()) std::abort();
   StoreBatch batch;
   batch.sequence = 1;
-  batch.new_strings = {{1, "matmul"}, {2, "rms_norm"}, {3, "matmul_64x64x64_f32"}, {4, "a.cc:1"}};
+  batch.new_strings = {{1, "matmul"}, {2, "rms_norm"}, {3, "matmul_64x64x64_f32"}, {4, "a.cc:1"},
+                       {5, "optrace.step"}};
   for (SessionId id : {1, 2}) {
     SessionRecord r;
     r.id = id;
@@ -48,6 +50,7 @@ void BuildStore(const std::string& db) {
       s.duration_ns = i * 10;
       s.children_ns = i * 3;
       s.name = static_cast<StringId>(1 + i % 2);
+      if (id == 2 && i % 10 == 0) s.name = 5;  // steps, for GetSteps and ExplainStep
       s.tag = i % 3 == 0 ? 3 : 0;
       s.srcloc = 4;
       s.target = static_cast<uint8_t>(1 + i % 2);
@@ -77,7 +80,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 8) {
     case 0: {
       optrace::v1::QueryOpsRequest r;
       if (r.ParseFromString(body)) QueryOps(*g_reader, r);
@@ -115,6 +118,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       optrace::v1::GetTreeRequest r;
       optrace::v1::GetTreeResponse out;
       if (r.ParseFromString(body)) GetTree(*g_reader, r, &out);
+      break;
+    }
+    case 6: {
+      optrace::v1::GetStepsRequest r;
+      optrace::v1::GetStepsResponse out;
+      if (r.ParseFromString(body)) GetSteps(*g_reader, r, &out);
+      break;
+    }
+    case 7: {
+      optrace::v1::ExplainStepRequest r;
+      optrace::v1::ExplainStepResponse out;
+      if (r.ParseFromString(body)) ExplainStep(*g_reader, r, &out);
       break;
     }
   }

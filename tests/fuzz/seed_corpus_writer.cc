@@ -116,5 +116,13 @@ int main(int argc, char** argv) {
   tree.set_by_tag(true);
   tree.set_max_depth(3);
   Write(out / "request_fuzzer" / "tree", std::string(1, '\5') + tree.SerializeAsString());
+  v1::GetStepsRequest steps;
+  steps.set_session_id(2);
+  steps.mutable_rules()->set_window(3);
+  Write(out / "request_fuzzer" / "steps", std::string(1, '\6') + steps.SerializeAsString());
+  v1::ExplainStepRequest why;
+  why.set_session_id(2);
+  why.set_step(5);
+  Write(out / "request_fuzzer" / "why", std::string(1, '\7') + why.SerializeAsString());
   return 0;
 }

@@ -221,6 +221,58 @@ class TorchTest(t.DaemonTestCase):
         self.assertTrue(all(n.depth == 0 for n in shallow.nodes))
         self.assertGreater(shallow.nodes_left_out, 0)
 
+    def steps_of_run(self, *args):
+        """steps_program.py ARGS under `optrace run --torch`, nothing lost;
+        returns its session once every span is stored."""
+        report = self.run_torch(torch_program("steps_program.py"), *args)
+        self.assertEqual(report["losses"], dict.fromkeys(report["losses"], 0))
+        session, spans = self.all_spans_of(report["pid"])
+        self.assertEqual(len(spans), session.spans)
+        return session
+
+    def optrace_json(self, *args):
+        """`optrace ARGS --json`, parsed."""
+        run = subprocess.run([t.OPTRACE_CLI, "--socket", self.daemon.socket, *map(str, args),
+                              "--json"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return json.loads(run.stdout)
+
+    # Steady steps take about 17 ms; on a loaded machine one can take twice
+    # that, so these tests judge slow at 3x the median (the 400x400 SVD
+    # makes its step about 7x).
+    def test_Steps_SlowStepInAnUnmodifiedLoop_FlaggedAndWhyNamesItsOp(self):
+        session = self.steps_of_run(12, 8)
+        steps = self.client.steps(session.id, slow_factor=3)
+        self.assertEqual(steps.source, "optimizer")
+        self.assertEqual([s.number for s in steps.steps], list(range(1, 13)))
+        self.assertEqual([s.number for s in steps.steps if s.slow], [8])
+        self.assertEqual([s.number for s in steps.steps if s.warmup], [1, 2, 3])
+        self.assertIn("svd", steps.steps[7].top_op)
+        # Each step holds its SGD step and the ops of the loop's body.
+        self.assertTrue(all(s.ops > 10 for s in steps.steps), [s.ops for s in steps.steps])
+        why = self.client.why(session.id, 8, slow_factor=3)
+        self.assertTrue(why.slow)
+        self.assertGreater(why.extra_ns, 0)
+        self.assertIn("svd", why.ops[0].name)
+        self.assertTrue(why.ops[0].only_in_step)
+        self.assertEqual(len(why.baseline_steps), 8)  # steps 4 to 12 but 8
+        self.assertNotIn(8, why.baseline_steps)
+        # The CLI says the same.
+        listed = self.optrace_json("steps", session.id, "--slow-factor", 3)
+        self.assertEqual([s["step"] for s in listed["steps"] if s["slow"]], [8])
+        self.assertEqual(listed["source"], "optimizer")
+        explained = self.optrace_json("why", session.id, 8, "--slow-factor", 3)
+        self.assertEqual(explained["ops"][0]["name"], why.ops[0].name)
+        self.assertGreaterEqual(explained["ops"][-1]["cumulative_share"], 0.8)
+
+    def test_Steps_SteadyLoop_NoneSlow(self):
+        session = self.steps_of_run(12)
+        steps = self.client.steps(session.id, slow_factor=3)
+        self.assertEqual(steps.steps_total, 12)
+        self.assertEqual(steps.slow_steps, 0, [s.duration_ns for s in steps.steps])
+        self.assertGreater(steps.p50_ns, 0)
+        self.assertLessEqual(steps.p50_ns, steps.p99_ns)
+
     def test_TagCache_AlternatingShapesAndDtypes_EveryOpItsOwnTag(self):
         # Inputs whose sizes join alike ([1,3],[3] and [1],[3,3]; 12x3 and
         # 1x23), one shape in several dtypes, 0-d tensors, called in turn:
