@@ -18,7 +18,9 @@
 // The session: 10,000,000 spans (kSessionSpans) written through SpanStore
 // in batches of 65536 (one page each), 50 op names, 200 tags, CPU and GPU
 // spans on 2 devices, about 1 us apart, durations 1-100 us. A second
-// session of 1,000,000 such spans is the other side of the comparison.
+// session of 1,000,000 such spans is the other side of the comparison; a
+// third of 1,000,000 holds 1,000 steps (every 1,000th span an
+// optrace.step span over the next 999), for GetSteps and ExplainStep.
 // Building them takes a few seconds before the first benchmark. With
 // OPTRACE_BENCH_DB=PATH the database is written at PATH and kept.
 // docs/BENCHMARKS.md has the command and the figures.
@@ -34,6 +36,7 @@
 
 #include "export/session_export.h"
 #include "model/store_batch.h"
+#include "query/session_steps.h"
 #include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -53,6 +56,8 @@ namespace v1 = optrace::v1;
 
 constexpr SessionId kSession = 1;
 constexpr SessionId kOtherSession = 2;
+constexpr SessionId kStepsSession = 3;
+constexpr size_t kSpansPerStep = 1000;
 constexpr size_t kSessionSpans = 10'000'000;
 constexpr size_t kOtherSessionSpans = 1'000'000;
 constexpr size_t kSpansPerBatch = 65536;
@@ -61,6 +66,7 @@ constexpr StringId kTags = 200;
 constexpr int64_t kEpochNs = 1'780'000'000'000'000'000;
 // Dictionary ids: names 1..50, tags 51..250, one rare name 251.
 constexpr StringId kRareName = kNames + kTags + 1;
+constexpr StringId kStepName = kRareName + 1;
 
 // The database with both sessions, built once for every benchmark.
 class QueryBenchData {
@@ -96,7 +102,8 @@ class QueryBenchData {
           id, "op_" + std::to_string(id % kNames + 1) + "_shape_" + std::to_string(id));
     }
     strings.new_strings.emplace_back(kRareName, "rare_op");
-    for (SessionId id : {kSession, kOtherSession}) {
+    strings.new_strings.emplace_back(kStepName, "optrace.step");
+    for (SessionId id : {kSession, kOtherSession, kStepsSession}) {
       optrace::daemon::SessionRecord& record = strings.sessions.emplace_back();
       record.id = id;
       record.segment_name = "/bench." + std::to_string(id);
@@ -109,7 +116,8 @@ class QueryBenchData {
     }
     if (!Submit(*store.value(), std::move(strings))) return;
     for (const auto& [session, count] :
-         {std::pair{kSession, kSessionSpans}, std::pair{kOtherSession, kOtherSessionSpans}}) {
+         {std::pair{kSession, kSessionSpans}, std::pair{kOtherSession, kOtherSessionSpans},
+          std::pair{kStepsSession, kOtherSessionSpans}}) {
       std::mt19937_64 rng(session);
       for (size_t first = 0; first < count; first += kSpansPerBatch) {
         StoreBatch batch;
@@ -118,6 +126,11 @@ class QueryBenchData {
         batch.spans.back().session = session;
         for (size_t i = first; i < std::min(count, first + kSpansPerBatch); ++i) {
           spans.push_back(MakeSpan(rng, i));
+          if (session == kStepsSession && i % kSpansPerStep == 0) {
+            spans.back().name = kStepName;
+            spans.back().tag = 0;
+            spans.back().duration_ns = kSpansPerStep * 1000;
+          }
         }
         if (!Submit(*store.value(), std::move(batch))) return;
       }
@@ -271,6 +284,35 @@ void BM_CompareSessions(benchmark::State& state) {
   state.counters["rows"] = response.rows_size();
 }
 BENCHMARK(BM_CompareSessions)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GetSteps(benchmark::State& state) {
+  QueryBenchData* data = Data(state);
+  if (data == nullptr) return;
+  v1::GetStepsRequest request;
+  request.set_session_id(kStepsSession);
+  v1::GetStepsResponse response;
+  for (auto _ : state) {
+    Status done = optrace::daemon::GetSteps(data->reader(), request, &response);
+    if (!done.ok()) return state.SkipWithError(done.message().c_str());
+  }
+  state.counters["steps"] = static_cast<double>(response.steps_total());
+}
+BENCHMARK(BM_GetSteps)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ExplainStep(benchmark::State& state) {
+  QueryBenchData* data = Data(state);
+  if (data == nullptr) return;
+  v1::ExplainStepRequest request;
+  request.set_session_id(kStepsSession);
+  request.set_step(500);
+  v1::ExplainStepResponse response;
+  for (auto _ : state) {
+    Status done = optrace::daemon::ExplainStep(data->reader(), request, &response);
+    if (!done.ok()) return state.SkipWithError(done.message().c_str());
+  }
+  state.counters["ops"] = response.ops_size();
+}
+BENCHMARK(BM_ExplainStep)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void Export(benchmark::State& state, v1::ExportFormat format) {
   QueryBenchData* data = Data(state);
