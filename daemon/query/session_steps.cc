@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/flat_id_map.h"
 #include "optrace/abi.h"
 #include "query/duration_math.h"
 #include "query/duration_percentiles.h"
@@ -18,14 +19,6 @@
 
 namespace optrace::daemon {
 namespace {
-
-// What a steps query keeps of one OK span that may be an op of a step.
-struct OpCell {
-  int64_t start_ns = 0;
-  StringId name = 0;
-  StringId tag = 0;
-  uint64_t self_ns = 0;
-};
 
 // A session's steps with what each holds, in step order.
 struct SessionSteps {
@@ -39,62 +32,155 @@ uint64_t DurationOf(const StepInterval& step) {
   return step.end_ns > step.start_ns ? static_cast<uint64_t>(step.end_ns - step.start_ns) : 0;
 }
 
-// The spans' markers and op cells, one pass over the session's pages.
-class StepSpanPass {
- public:
-  explicit StepSpanPass(StringCache& strings) : strings_(strings) {}
+constexpr uint32_t kNoStep = std::numeric_limits<uint32_t>::max();
 
-  // Reads `session`'s OK spans; false when there are more than kMaxStepSpans.
-  Result<bool> Read(SpanReader& reader, SessionId session) {
-    bool too_many = false;
-    Status scanned = reader.ForEachSpanPage(
-        session, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-        [&](std::span<const Span> page) {
-          for (const Span& span : page) {
-            if (span.status != SpanStatus::kOk) continue;
-            if (cells_.size() + markers_.size() == kMaxStepSpans) {
-              too_many = true;
-              return false;
-            }
-            Add(span);
-          }
+// The index of the step that holds an op begun at `start_ns`: the latest
+// begun at or before it, if it has not ended; kNoStep otherwise. `hint`,
+// the previous answer, makes ops in start order cost no search.
+uint32_t StepOf(const std::vector<StepInterval>& steps, int64_t start_ns, uint32_t& hint) {
+  auto holds = [&](size_t i) {
+    return steps[i].start_ns <= start_ns &&
+           (i + 1 == steps.size() || steps[i + 1].start_ns > start_ns);
+  };
+  size_t latest = 0;
+  if (hint != kNoStep && holds(hint)) {
+    latest = hint;
+  } else if (hint != kNoStep && hint + 1 < steps.size() && holds(hint + 1)) {
+    latest = hint + 1;
+  } else {
+    const auto after = std::upper_bound(
+        steps.begin(), steps.end(), start_ns,
+        [](int64_t start, const StepInterval& step) { return start < step.start_ns; });
+    if (after == steps.begin()) return kNoStep;
+    latest = static_cast<size_t>(after - steps.begin()) - 1;
+  }
+  hint = static_cast<uint32_t>(latest);
+  return start_ns < steps[latest].end_ns ? hint : kNoStep;
+}
+
+// Two passes over a session's stored OK spans: the first finds the spans
+// that mark steps, the second sums each step's ops once the steps are
+// known. Nothing is kept per span: memory grows with the steps and the
+// ops in each.
+class StepSpanPasses {
+ public:
+  explicit StepSpanPasses(StringCache& strings) : strings_(strings) {}
+
+  // The first pass; false when there are more than kMaxStepSpans spans.
+  Result<bool> ReadMarkers(SpanReader& reader, SessionId session) {
+    uint64_t spans = 0;
+    Status scanned = ForEachOkSpan(
+        reader, session,
+        span_page::kOpId | span_page::kName | span_page::kStartNs | span_page::kDurationNs,
+        [&](const Span& span) {
+          if (++spans > kMaxStepSpans) return false;
+          first_op_start_ns_ = std::min(first_op_start_ns_, span.start_ns);
+          const StepMarkerKind kind = KindOf(span.name);
+          if (kind == StepMarkerKind::kNone) return true;
+          markers_.push_back({span.op_id, span.start_ns, span.duration_ns, span.name, kind});
+          if (kind == StepMarkerKind::kProfiler) profiler_name_ = span.name;
           return true;
-        },
-        span_page::kOpId | span_page::kName | span_page::kTag | span_page::kStatus |
-            span_page::kStartNs | span_page::kDurationNs | span_page::kChildrenNs);
+        });
     if (!scanned.ok()) return scanned;
-    return !too_many;
+    return spans <= kMaxStepSpans;
+  }
+
+  // The second pass: each OK span that began in a step of `steps` is one of
+  // its ops (the spans that are steps themselves are not; optimizer
+  // ranges, which only end steps, are).
+  Status ReadStepOps(SpanReader& reader, SessionId session, SessionSteps& steps) {
+    const std::vector<StepInterval>& intervals = steps.detected.steps;
+    steps.ops.assign(intervals.size(), 0);
+    steps.op_self.assign(intervals.size(), {});
+    if (intervals.empty()) return Status::Ok();
+    uint32_t hint = kNoStep;
+    Status scanned =
+        ForEachOkSpan(reader, session,
+                      span_page::kName | span_page::kTag | span_page::kStartNs |
+                          span_page::kDurationNs | span_page::kChildrenNs,
+                      [&](const Span& span) {
+                        const StepMarkerKind kind = KindOf(span.name);
+                        if (kind != StepMarkerKind::kNone && kind != StepMarkerKind::kOptimizer)
+                          return true;
+                        const uint32_t step = StepOf(intervals, span.start_ns, hint);
+                        if (step == kNoStep) return true;
+                        ++steps.ops[step];
+                        OpEntry& entry = EntryOf(span);
+                        std::vector<OpSelfTime>& ops = steps.op_self[step];
+                        // Spans mostly come in start order, one step after the other: an
+                        // op met again in an earlier step gets a second entry there,
+                        // merged below.
+                        if (entry.step != step) {
+                          entry.step = step;
+                          entry.slot = static_cast<uint32_t>(ops.size());
+                          ops.push_back({span.name, span.tag, 0});
+                        }
+                        OpSelfTime& op = ops[entry.slot];
+                        op.self_ns = AddCapped(op.self_ns, std::min(SelfNs(span), kMaxAggregateNs));
+                        return true;
+                      });
+    if (!scanned.ok()) return scanned;
+    for (std::vector<OpSelfTime>& ops : steps.op_self) MergeByOp(ops);
+    return Status::Ok();
   }
 
   std::vector<StepMarker>& markers() { return markers_; }
-  std::vector<OpCell>& cells() { return cells_; }
   int64_t first_op_start_ns() const { return first_op_start_ns_; }
   // The name id of ProfilerStep# ranges; 0 when the session has none.
   StringId profiler_name() const { return profiler_name_; }
 
  private:
-  void Add(const Span& span) {
-    first_op_start_ns_ = std::min(first_op_start_ns_, span.start_ns);
-    const StepMarkerKind kind = KindOf(span.name);
-    if (kind != StepMarkerKind::kNone) {
-      markers_.push_back({span.op_id, span.start_ns, span.duration_ns, span.name, kind});
-      if (kind == StepMarkerKind::kProfiler) profiler_name_ = span.name;
-      // Optimizer ranges are ops of the step they close; the others are steps.
-      if (kind != StepMarkerKind::kOptimizer) return;
+  // Where an op (name and tag) was last summed: the step and its slot there.
+  struct OpEntry {
+    uint32_t step = kNoStep;
+    uint32_t slot = 0;
+  };
+
+  template <typename Visit>
+  static Status ForEachOkSpan(SpanReader& reader, SessionId session, span_page::ColumnSet columns,
+                              Visit&& visit) {
+    return reader.ForEachSpanPage(
+        session, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+        [&](std::span<const Span> page) {
+          for (const Span& span : page) {
+            if (span.status == SpanStatus::kOk && !visit(span)) return false;
+          }
+          return true;
+        },
+        columns | span_page::kStatus);
+  }
+
+  // Sorts a step's ops by name, then tag, summing the entries of one op.
+  static void MergeByOp(std::vector<OpSelfTime>& ops) {
+    std::sort(ops.begin(), ops.end(), [](const OpSelfTime& a, const OpSelfTime& b) {
+      return a.name != b.name ? a.name < b.name : a.tag < b.tag;
+    });
+    size_t kept = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (kept > 0 && ops[kept - 1].name == ops[i].name && ops[kept - 1].tag == ops[i].tag) {
+        ops[kept - 1].self_ns = AddCapped(ops[kept - 1].self_ns, ops[i].self_ns);
+      } else {
+        ops[kept++] = ops[i];
+      }
     }
-    cells_.push_back({span.start_ns, span.name, span.tag, std::min(SelfNs(span), kMaxAggregateNs)});
+    ops.resize(kept);
+  }
+
+  OpEntry& EntryOf(const Span& span) {
+    const uint64_t key = static_cast<uint64_t>(span.name) << 32 | span.tag;
+    if (OpEntry* entry = entries_.Find(key)) return *entry;
+    return entries_.Insert(key, OpEntry{});
   }
 
   StepMarkerKind KindOf(StringId name) {
-    auto [it, added] = kinds_.try_emplace(name, StepMarkerKind::kNone);
-    if (added) it->second = StepMarkerKindOf(strings_.Get(name));
-    return it->second;
+    if (const StepMarkerKind* kind = kinds_.Find(name)) return *kind;
+    return kinds_.Insert(name, StepMarkerKindOf(strings_.Get(name)));
   }
 
   StringCache& strings_;
-  std::unordered_map<StringId, StepMarkerKind> kinds_;
+  FlatIdMap<StepMarkerKind> kinds_;  // name -> its kind
+  FlatIdMap<OpEntry> entries_;       // name << 32 | tag -> where it was last summed
   std::vector<StepMarker> markers_;
-  std::vector<OpCell> cells_;
   int64_t first_op_start_ns_ = std::numeric_limits<int64_t>::max();
   StringId profiler_name_ = 0;
 };
@@ -115,51 +201,12 @@ Result<std::unordered_map<uint64_t, int64_t>> ProfilerNumbers(SpanReader& reader
   return numbers;
 }
 
-// Puts each cell in its step and sums each step's self time per op.
-void FillStepOps(std::vector<OpCell>& cells, SessionSteps& steps) {
-  const std::vector<StepInterval>& intervals = steps.detected.steps;
-  steps.ops.assign(intervals.size(), 0);
-  steps.op_self.assign(intervals.size(), {});
-  struct Placed {
-    uint32_t step;
-    StringId name;
-    StringId tag;
-    uint64_t self_ns;
-  };
-  std::vector<Placed> placed;
-  placed.reserve(cells.size());
-  for (const OpCell& cell : cells) {
-    const auto after = std::upper_bound(
-        intervals.begin(), intervals.end(), cell.start_ns,
-        [](int64_t start, const StepInterval& step) { return start < step.start_ns; });
-    if (after == intervals.begin()) continue;
-    const auto step = std::prev(after);
-    if (cell.start_ns >= step->end_ns) continue;
-    placed.push_back(
-        {static_cast<uint32_t>(step - intervals.begin()), cell.name, cell.tag, cell.self_ns});
-  }
-  std::vector<OpCell>().swap(cells);
-  std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
-    if (a.step != b.step) return a.step < b.step;
-    if (a.name != b.name) return a.name < b.name;
-    return a.tag < b.tag;
-  });
-  for (const Placed& p : placed) {
-    ++steps.ops[p.step];
-    std::vector<OpSelfTime>& ops = steps.op_self[p.step];
-    if (ops.empty() || ops.back().name != p.name || ops.back().tag != p.tag) {
-      ops.push_back({p.name, p.tag, 0});
-    }
-    ops.back().self_ns = AddCapped(ops.back().self_ns, p.self_ns);
-  }
-}
-
 Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
                                       const v1::StepRules& rules, StringCache& strings) {
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
-  StepSpanPass pass(strings);
-  Result<bool> complete = pass.Read(reader, session);
+  StepSpanPasses passes(strings);
+  Result<bool> complete = passes.ReadMarkers(reader, session);
   if (!complete.ok()) return complete.status();
   if (!complete.value()) {
     return Status::ResourceExhausted("session " + std::to_string(session) + " has more than " +
@@ -167,12 +214,12 @@ Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
                                      " spans, more than one steps query reads");
   }
   Result<std::unordered_map<uint64_t, int64_t>> numbers =
-      ProfilerNumbers(reader, session, pass.profiler_name());
+      ProfilerNumbers(reader, session, passes.profiler_name());
   if (!numbers.ok()) return numbers.status();
   SessionSteps steps;
   steps.detected =
-      DetectSteps(std::move(pass.markers()), pass.first_op_start_ns(), numbers.value());
-  FillStepOps(pass.cells(), steps);
+      DetectSteps(std::move(passes.markers()), passes.first_op_start_ns(), numbers.value());
+  if (Status read = passes.ReadStepOps(reader, session, steps); !read.ok()) return read;
   std::vector<uint64_t> durations;
   durations.reserve(steps.detected.steps.size());
   for (const StepInterval& step : steps.detected.steps) durations.push_back(DurationOf(step));

@@ -12,8 +12,9 @@
 
 namespace optrace::daemon {
 
-// The most OK spans one steps query reads (24 bytes each while it runs):
-// a larger session is refused.
+// The most OK spans one steps query reads (two passes; each step keeps 16
+// bytes per op it ran, at most one entry per span): a larger session is
+// refused.
 inline constexpr size_t kMaxStepSpans = 4'000'000;
 // The most steps one GetSteps response lists (the last ones).
 inline constexpr uint32_t kMaxStepsListed = 100'000;

@@ -165,6 +165,19 @@ TEST_F(ExplicitStepsTest, ExplainStep_BadSteps_NotFoundOrInvalidArgument) {
   EXPECT_EQ(Explain(store_, bad_rules, &why).code(), Status::Code::kInvalidArgument);
 }
 
+TEST_F(ExplicitStepsTest, OpStoredLate_CountedInItsStepOnceWithItsOp) {
+  // A long op of step 1 stored after every other span: its page comes
+  // last, after step 8's, and its self time joins forward's in step 1.
+  Span late = testing::MakeSpan(1000, kT0 + 50, store_.Intern("forward"), 150);
+  store_.AddSpans(kSession, {late});
+  const v1::GetStepsResponse steps = Steps(store_);
+  ASSERT_EQ(steps.steps_size(), 8);
+  EXPECT_EQ(steps.steps(0).ops(), 3u);
+  EXPECT_EQ(steps.steps(0).top_op(), "forward");
+  EXPECT_EQ(steps.steps(0).top_op_self_ns(), 250u);
+  EXPECT_EQ(steps.steps(1).ops(), 2u);
+}
+
 TEST(SessionStepsTest, NoSteps_EmptyListAndExplainNotFound) {
   ApiTestStore store;
   SpanScript script(store);
