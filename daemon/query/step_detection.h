@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "model/span.h"
+#include "optrace/optrace.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
 
 // The op name that liboptrace's step API records (optrace_step_begin,
-// optrace::Step, optrace.step()).
-inline constexpr std::string_view kExplicitStepName = "optrace.step";
+// optrace::Step, optrace.step()): OPTRACE_STEP_NAME.
+inline constexpr std::string_view kExplicitStepName = OPTRACE_STEP_NAME;
 // PyTorch's profiler step range, as liboptrace_torch names it (the number
 // is a counter sample of the range).
 inline constexpr std::string_view kProfilerStepName = "ProfilerStep#";

@@ -13,6 +13,7 @@
 #include "levels.h"
 #include "method_table.h"
 #include "ops.h"
+#include "steps.h"
 
 namespace optrace::python {
 namespace {
@@ -28,6 +29,15 @@ PyMethodDef g_functions[] = {
     {"end", AsCFunction(End), METH_FASTCALL | METH_KEYWORDS,
      "end(handle, device_ns=None)\n\nCOMPLETE of an op from begin(); device_ns is the "
      "device-measured duration."},
+    {"step", AsCFunction(NewStep), METH_NOARGS,
+     "step() -> Step\n\n"
+     "The loop boundary: ends this thread's open step, if any, and begins the next\n"
+     "(an op named 'optrace.step', the parent of the ops begun on this thread while it\n"
+     "is open). Call it at the top of each iteration and step_finish() after the loop,\n"
+     "or use the Step it returns as a context manager: `with optrace.step(): ...`\n"
+     "ends the step when the block ends."},
+    {"step_finish", AsCFunction(StepFinish), METH_NOARGS,
+     "step_finish()\n\nEnds this thread's open step, if any, without beginning another."},
     {"mark", AsCFunction(Mark), METH_FASTCALL | METH_KEYWORDS,
      "mark(name, tag=None, level='info')\n\nAn instant event."},
     {"counter", AsCFunction(Counter), METH_FASTCALL | METH_KEYWORDS,
@@ -61,7 +71,7 @@ PyMODINIT_FUNC PyInit__producer() {
   using namespace optrace::python;
   PyObject* module = PyModule_Create(&g_module);
   if (module == nullptr) return nullptr;
-  if (!InitLevels() || !InitInstants() || !AddOpType(module)) {
+  if (!InitLevels() || !InitInstants() || !AddOpType(module) || !AddStepType(module)) {
     Py_DECREF(module);
     return nullptr;
   }

@@ -8,6 +8,13 @@ because of tracing, costs a level check when tracing is off)::
         ...
     handle = optrace.begin("copy")        # ends on any thread
     optrace.end(handle, device_ns=1200)
+    for batch in loader:
+        with optrace.step():              # one step per iteration; ops nest under it
+            ...
+    for batch in loader:
+        optrace.step()                    # or: end the last step, begin this one
+        ...
+    optrace.step_finish()                 # end the loop's last step
     optrace.mark("step done")
     optrace.counter("pool_bytes", 1 << 20)
     optrace.set_level("trace")            # or OPTRACE_LEVEL=trace
@@ -23,15 +30,15 @@ first use)::
 See docs/python.md.
 """
 
-from optrace._producer import (Op, begin, counter, enabled, end, fused_tag, get_level, mark, op,
-                               set_level)
+from optrace._producer import (Op, Step, begin, counter, enabled, end, fused_tag, get_level, mark,
+                               op, set_level, step, step_finish)
 from optrace.errors import *  # noqa: F401,F403  (Error and one subclass per gRPC code)
 from optrace.errors import __all__ as _error_names
 from optrace.trimmed import TrimmedSessionWarning
 
 __all__ = [
-    "Op", "op", "begin", "end", "mark", "counter", "fused_tag", "set_level", "get_level",
-    "enabled",
+    "Op", "op", "begin", "end", "Step", "step", "step_finish", "mark", "counter", "fused_tag",
+    "set_level", "get_level", "enabled",
     "Client", "LEVELS", "TrimmedSessionWarning",
 ] + list(_error_names)
 

@@ -4,6 +4,7 @@
 //
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
+//                         [--sleeps] [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
 //
 // Each thread runs M iterations of: a scoped "outer" op containing a scoped
 // "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
@@ -18,6 +19,15 @@
 // steady rate from its first op.
 // --sleeps instead runs ops of known length on one thread: 20 x "sleep_2ms"
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
+// --steps N instead runs N steps (optrace.step ops) on each thread (one
+// unless --threads), each with ops of known length inside it, in order:
+// "load_batch" (sleeps 1 ms), "forward" (sleeps 3 ms, then runs a nested
+// "matmul" that sleeps 2 ms), "backward" (sleeps 2 ms); step K of
+// --slow-step K (1-based) also runs "slow_only" (sleeps 30 ms) last.
+// --step-api picks how the steps are recorded: cxx (the default) an
+// optrace::Step per iteration, c optrace_step_begin/optrace_step_end,
+// boundary optrace_step() at the top of each iteration and
+// optrace_step_finish() after the loop.
 // --tagged NAME TAG (repeatable), after the other ops, runs one op named
 // NAME with the tag TAG as given (any bytes, e.g. a malformed fused tag).
 // --names-capped N, after those, counts N names replaced at a cap
@@ -49,6 +59,9 @@ struct Args {
   bool forever = false;
   const char* hold_open = nullptr;
   bool sleeps = false;
+  long steps = 0;
+  long slow_step = 0;  // 1-based; 0 = none
+  std::string step_api = "cxx";
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
   long rate = 0;  // ops per second per thread; 0 = back to back
   uint64_t names_capped = 0;
@@ -77,6 +90,16 @@ Args Parse(int argc, char** argv) {
       a.rate = std::atol(next());
     } else if (flag == "--sleeps") {
       a.sleeps = true;
+    } else if (flag == "--steps") {
+      a.steps = std::atol(next());
+    } else if (flag == "--slow-step") {
+      a.slow_step = std::atol(next());
+    } else if (flag == "--step-api") {
+      a.step_api = next();
+      if (a.step_api != "cxx" && a.step_api != "c" && a.step_api != "boundary") {
+        std::fprintf(stderr, "--step-api must be cxx, c or boundary, not %s\n", a.step_api.c_str());
+        std::exit(2);
+      }
     } else if (flag == "--tagged") {
       const char* name = next();
       a.tagged.emplace_back(name, next());
@@ -97,17 +120,63 @@ std::atomic<bool> g_stop{false};
 
 void OnStopSignal(int) { g_stop.store(true); }
 
-// Ops whose durations the test knows: a lower bound, to compare with the
-// daemon's statistics.
+// An op of `site` that lasts at least `ms` ms (it sleeps that long), then
+// runs `inside()` within it: a lower bound on its duration that the test
+// knows, to compare with the daemon's statistics.
+template <typename Inside>
+void SleepOp(optrace::OpSite& site, int ms, Inside&& inside) {
+  optrace::ScopedOp op(site);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  inside();
+  g_launches.fetch_add(op.id() != 0);
+}
+void SleepOp(optrace::OpSite& site, int ms) {
+  SleepOp(site, ms, [] {});
+}
+
 void RunSleeps() {
   static optrace::OpSite two("sleep_2ms");
   static optrace::OpSite five("sleep_5ms");
   for (int i = 0; i < 30; ++i) {
-    optrace::OpSite& site = i % 3 == 2 ? five : two;
-    optrace::ScopedOp op(site);
-    std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 2 ? 5 : 2));
-    g_launches.fetch_add(op.id() != 0);
+    if (i % 3 == 2) {
+      SleepOp(five, 5);
+    } else {
+      SleepOp(two, 2);
+    }
   }
+}
+
+// The body of step `number` (1-based) of --steps.
+void RunStepBody(long number, long slow_step) {
+  static optrace::OpSite load_batch("load_batch");
+  static optrace::OpSite forward("forward");
+  static optrace::OpSite matmul("matmul");
+  static optrace::OpSite backward("backward");
+  static optrace::OpSite slow_only("slow_only");
+  SleepOp(load_batch, 1);
+  SleepOp(forward, 3, [] { SleepOp(matmul, 2); });
+  SleepOp(backward, 2);
+  if (number == slow_step) SleepOp(slow_only, 30);
+}
+
+void RunSteps(long steps, long slow_step, const std::string& api) {
+  for (long i = 1; i <= steps; ++i) {
+    if (api == "cxx") {
+      optrace::Step step;
+      g_launches.fetch_add(step.id() != 0);
+      RunStepBody(i, slow_step);
+    } else if (api == "c") {
+      const uint64_t step = optrace_step_begin();
+      g_launches.fetch_add(step != 0);
+      RunStepBody(i, slow_step);
+      optrace_step_end(step);
+    } else {
+      optrace_step();
+      g_launches.fetch_add(optrace_ops_enabled());
+      RunStepBody(i, slow_step);
+    }
+  }
+  if (api == "boundary") optrace_step_finish();
 }
 
 void RunOps(long ops, bool forever, long rate) {
@@ -165,6 +234,8 @@ int main(int argc, char** argv) {
   for (int t = 0; t < args.threads; ++t) {
     if (args.sleeps) {
       threads.emplace_back(RunSleeps);
+    } else if (args.steps > 0) {
+      threads.emplace_back(RunSteps, args.steps, args.slow_step, args.step_api);
     } else {
       threads.emplace_back(RunOps, args.ops, args.forever, args.rate);
     }

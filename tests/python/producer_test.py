@@ -54,6 +54,43 @@ class ProducerTest(t.DaemonTestCase):
         self.assertEqual({s.name for s in spans}, {"after_set_level"})
         self.assertEqual(session.instants, report["instants"])
 
+    def test_Steps_WithBlockAndBareBoundary_EveryStepStoredWithItsOpsUnderIt(self):
+        report, session = self.run_producer("steps_program.py", 8)
+        steps = {s["id"]: s for s in report["steps"]}
+        self.assertEqual(len(steps), 16, "step ids are unique")
+        self.assertNotIn(0, steps, "every step was traced")
+        expected = {op["id"]: op for op in report["ops"]}
+        spans = self.stored_spans(session.id, len(steps) + len(expected))
+        self.assertEqual(len(spans), len(steps) + len(expected))
+        lines = t.source_lines(t.program("steps_program.py"))
+        stored_steps = [s for s in spans if s.name == "optrace.step"]
+        self.assertEqual(sorted(s.op_id for s in stored_steps), sorted(steps))
+        previous_end = 0
+        for span in sorted(stored_steps, key=lambda s: s.start_unix_ns):
+            step = steps[span.op_id]
+            with self.subTest(step=step):
+                self.assertEqual(span.status, "ok")
+                self.assertEqual(span.device.target, "cpu")
+                self.assertEqual(span.tag, "")
+                self.assertEqual(span.parent_op_id, 0)
+                self.assertEqual(span.source_location,
+                                 f"{t.program('steps_program.py')}:{lines[step['site']]}")
+                self.assertGreaterEqual(span.start_unix_ns, previous_end, "steps overlap")
+                previous_end = span.start_unix_ns + span.duration_ns
+        for span in spans:
+            if span.name == "optrace.step":
+                continue
+            op = expected[span.op_id]
+            with self.subTest(op=op):
+                self.assertEqual(span.status, "ok")
+                self.assertEqual(span.name, op["name"])
+                self.assertEqual(span.parent_op_id, op["parent"])
+        self.assertEqual(session.open_ops, 0)
+        self.assertEqual(session.drops.total, 0)
+        # The daemon finds them as the session's explicit steps.
+        found = self.client.steps(session.id)
+        self.assertEqual((found.source, found.steps_total), ("explicit", 16))
+
     def test_Malicious_BadArguments_RaiseWithoutRecording(self):
         report, session = self.run_producer("bad_arguments_program.py")
         for call, error in report["errors"].items():

@@ -97,6 +97,53 @@ OPTRACE_EXPORT uint64_t optrace_op_begin(const optrace_op_desc* desc, uint32_t f
 OPTRACE_EXPORT int optrace_op_end(const optrace_op_desc* desc, uint64_t op_id,
                                   uint64_t device_duration_ns);
 
+/* Steps: the iterations of a training or serving loop. A step is an
+ * ordinary op named OPTRACE_STEP_NAME, target CPU, no tag, begun with
+ * OPTRACE_OP_SCOPED: while it is open it is the parent of the ops begun on
+ * its thread (within 64 scoped levels, as any scoped op). optraced numbers a
+ * session's steps from 1 by start (`optrace steps`). The name is interned
+ * once per process. C steps carry no source location.
+ *
+ * REQUIRES: a step is begun and ended on the same thread, with no other
+ * scoped op of that thread left open inside it (LIFO, as scoped ops).
+ * liboptrace does not check the order. Every span is still recorded, but
+ * ending a step (or any scoped op) out of order makes the parent it had
+ * when it began current again: C scoped ops begun inside it and still open
+ * stop being parents (their end is recorded and restores nothing), while a
+ * C++ ScopedOp (or optrace::Step) still open inside it makes its own
+ * parent (the ended step, or an op inside it) current again when it is
+ * destroyed. Either way the ops begun on that thread until its scopes have
+ * unwound get a wrong parent.
+ * A step still open when its process ends is stored as incomplete. */
+#define OPTRACE_STEP_NAME "optrace.step"
+
+/* Begins a step scoped to the calling thread (LAUNCH) and returns its op
+ * id, or 0 when ops are filtered out by the live level (nothing recorded).
+ * When the string table was full before the first step, the step is
+ * recorded named "<string table full>" (optrace_step says so). */
+OPTRACE_EXPORT uint64_t optrace_step_begin(void);
+
+/* Ends the step `step_id` from optrace_step_begin (COMPLETE; 0 is
+ * ignored), whatever the level is now. Returns 0. */
+OPTRACE_EXPORT int optrace_step_end(uint64_t step_id);
+
+/* The boundary between two iterations, for loops that have no scope
+ * around their body: ends the calling thread's boundary step, if one is
+ * open, and begins the next one (as optrace_step_begin), which stays open
+ * until this thread's next optrace_step or optrace_step_finish. Call it at
+ * the top of each iteration. The open boundary step is per thread
+ * (thread-local; optrace::NextStep shares it) and independent of steps
+ * from optrace_step_begin and of Python's optrace.step(), which keeps its
+ * own. Returns 0, or
+ * -ENOSPC when the step name could not be interned (the string table was
+ * full before the first step; the step is recorded as "<string table
+ * full>"). */
+OPTRACE_EXPORT int optrace_step(void);
+
+/* Ends the calling thread's boundary step, if one is open, without
+ * beginning another: call it after the loop's last iteration. Returns 0. */
+OPTRACE_EXPORT int optrace_step_finish(void);
+
 /* Records an instant event at `level`. Returns 0 or -EINVAL. */
 OPTRACE_EXPORT int optrace_mark(int level, uint32_t name_id, uint32_t tag_id);
 

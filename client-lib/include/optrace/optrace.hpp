@@ -8,6 +8,8 @@
 //   }                                                // COMPLETE here
 //
 // or, for a call site written once:  OPTRACE_SCOPED_OP(op, "rms_norm");
+// A loop iteration is a step: optrace::Step (scoped) or optrace::NextStep()
+// at the top of each iteration and optrace::FinishStep() after the loop.
 //
 // Nothing here ever blocks, throws or aborts: when the segment cannot be
 // created or a ring is full, events are dropped and counted. When the live
@@ -28,6 +30,7 @@
 #include "optrace/abi.h"
 #include "optrace/detail/fast_path.h"
 #include "optrace/export.h"
+#include "optrace/optrace.h"
 
 // Compile-time ceiling: OPTRACE_COMPILE_LEVEL may be a level name (off,
 // error, warning, info, debug, trace) or its number 0..5. Default: trace.
@@ -77,6 +80,10 @@ inline constexpr Level kCompileLevel = static_cast<Level>(OPTRACE_DETAIL_COMPILE
 inline constexpr bool kOpsCompiledIn = kCompileLevel >= Level::kTrace;
 
 }  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
+
+// The name of every step op (optrace::Step, NextStep, optrace_step_begin,
+// optrace.step() in Python): what optraced's step detection looks for.
+inline constexpr std::string_view kStepName = OPTRACE_STEP_NAME;
 
 // What kind of device an op runs on.
 enum class Target : uint8_t { kCpu = 1, kGpu = 2, kOther = 3 };
@@ -291,6 +298,99 @@ inline void EndOp(OpSite& site, uint64_t op_id, Placement placement = {}, uint32
       }
     });
   }
+}
+
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
+
+namespace detail {
+
+// The interned id of kStepName, interned by the first call of the
+// process; later calls are one relaxed load. Thread-safe.
+OPTRACE_EXPORT uint32_t StepNameId() noexcept;
+
+// The interned id of `location` ("file:line") for a step. Steps are begun
+// once per loop iteration, not per op: a cache of the calling thread's last
+// few step locations (one compare each) stands in for a static site, and a
+// location not in it costs one intern (a process-local lock). Thread-safe.
+OPTRACE_EXPORT uint32_t StepSrclocId(const std::source_location& location) noexcept;
+
+// optrace_step and optrace_step_finish with the caller's source location
+// (see optrace.h).
+OPTRACE_EXPORT int NextStepAt(const std::source_location& location) noexcept;
+OPTRACE_EXPORT int FinishBoundaryStep() noexcept;
+
+}  // namespace detail
+
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
+
+// One iteration of a training or serving loop: an op named "optrace.step"
+// (kStepName; optraced numbers a session's steps from 1 by start),
+// target CPU, no tag, at the source location of the code that constructs
+// it. LAUNCH when constructed, COMPLETE when destroyed; while it lives it
+// is the parent of the ops started on this thread, as a ScopedOp.
+//
+//   for (const Batch& batch : loader) {
+//     optrace::Step step;                          // LAUNCH
+//     Forward(batch);                              // ops nest under the step
+//   }                                              // COMPLETE
+//
+// Compiled out with ops (kOpsCompiledIn). REQUIRES: steps and scoped ops
+// on one thread nest (LIFO); optrace.h says what happens otherwise.
+class Step {
+ public:
+  explicit Step(std::source_location location = std::source_location::current()) noexcept {
+    if constexpr (kOpsCompiledIn) {
+      if (!detail::LevelEnabled(abi::LevelValue::kTrace)) return;
+      name_id_ = detail::StepNameId();
+      srcloc_id_ = detail::StepSrclocId(location);
+      detail::ThreadWriter& w = detail::tls_writer;
+      id_ = detail::NextOpId(w);
+      parent_ = w.current_op;
+      w.current_op = id_;
+      Emit(abi::EventKind::kLaunch);
+    }
+  }
+  ~Step() {
+    if constexpr (kOpsCompiledIn) {
+      // As ~ScopedOp: a recorded LAUNCH always gets its COMPLETE.
+      if (id_ == 0) return;
+      Emit(abi::EventKind::kComplete);
+      detail::tls_writer.current_op = parent_;
+    }
+  }
+  Step(const Step&) = delete;
+  Step& operator=(const Step&) = delete;
+
+  // The step's op id, or 0 when it is not being traced.
+  uint64_t id() const { return id_; }
+
+ private:
+  void Emit(abi::EventKind kind) noexcept {
+    detail::Emit([&](abi::OpEvent& e) {
+      detail::FillEvent(e, kind, name_id_, 0, srcloc_id_, Placement::Cpu(), id_, parent_);
+    });
+  }
+
+  uint32_t name_id_ = 0;
+  uint32_t srcloc_id_ = 0;
+  uint64_t id_ = 0;
+  uint64_t parent_ = 0;
+};
+
+// The boundary between two iterations, for a loop with no scope around its
+// body (optrace_step): ends this thread's open boundary step, if any, and
+// begins the next one at the caller's source location; it stays open until
+// this thread's next NextStep or FinishStep. Call it at the top of each
+// iteration, and FinishStep after the last. The boundary step is per
+// thread and independent of Step objects. Compiled out with ops.
+inline void NextStep(std::source_location location = std::source_location::current()) noexcept {
+  if constexpr (kOpsCompiledIn) detail::NextStepAt(location);
+}
+
+// Ends this thread's open boundary step, if any, without beginning another
+// (optrace_step_finish). Compiled out with ops.
+inline void FinishStep() noexcept {
+  if constexpr (kOpsCompiledIn) detail::FinishBoundaryStep();
 }
 
 }  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE

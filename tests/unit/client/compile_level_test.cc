@@ -28,5 +28,19 @@ TEST(CompileLevelTest, CeilingInfo_OpsCompiledOutMarksKept) {
   optrace::SetLevel(optrace::Level::kOff);
 }
 
+TEST(CompileLevelTest, CeilingInfo_StepsCompiledOut_NothingWritten) {
+  optrace::SetLevel(optrace::Level::kTrace);
+  auto seg = testing::AttachOrFail(optrace::SegmentNameOrEmpty());
+  ASSERT_NE(seg, nullptr);
+  reader::SegmentDrainer drainer(*seg);
+  reader::ReaderStats stats;
+  testing::DrainAll(drainer, reader::DrainMode::kLive, &stats);
+  uint64_t id = 99;
+  std::thread([&] { id = testing::RunCompiledOutSteps(); }).join();
+  EXPECT_EQ(id, 0u);
+  EXPECT_TRUE(testing::DrainAll(drainer, reader::DrainMode::kLive, &stats).empty());
+  optrace::SetLevel(optrace::Level::kOff);
+}
+
 }  // namespace
 }  // namespace optrace

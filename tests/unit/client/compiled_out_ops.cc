@@ -13,4 +13,12 @@ uint64_t RunCompiledOutOpAndMark() {
   return op.id();
 }
 
+uint64_t RunCompiledOutSteps() {
+  Step step;
+  NextStep();
+  NextStep();
+  FinishStep();
+  return step.id();
+}
+
 }  // namespace optrace::testing

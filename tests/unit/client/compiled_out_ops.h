@@ -13,6 +13,10 @@ bool CompiledOutOpsEnabled();
 // op's id, which is 0 when compiled out.
 uint64_t RunCompiledOutOpAndMark();
 
+// Runs a Step and two NextStep boundaries then FinishStep (all compiled
+// out); returns the Step's id, which is 0 when compiled out.
+uint64_t RunCompiledOutSteps();
+
 }  // namespace optrace::testing
 
 #endif  // OPTRACE_TESTS_UNIT_CLIENT_COMPILED_OUT_OPS_H_
