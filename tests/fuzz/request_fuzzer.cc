@@ -33,7 +33,10 @@ void BuildStore(const std::string& db) {
   if (!store.ok()) std::abort();
   StoreBatch batch;
   batch.sequence = 1;
-  batch.new_strings = {{1, "matmul"}, {2, "rms_norm"}, {3, "matmul_64x64x64_f32"}, {4, "a.cc:1"},
+  batch.new_strings = {{1, "matmul"},
+                       {2, "rms_norm"},
+                       {3, "matmul_64x64x64_f32"},
+                       {4, "a.cc:1"},
                        {5, "optrace.step"}};
   for (SessionId id : {1, 2}) {
     SessionRecord r;
