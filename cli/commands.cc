@@ -13,6 +13,7 @@
 #include "tail_command.h"
 #include "tree_command.h"
 #include "why_command.h"
+#include "window_command.h"
 
 namespace optrace::cli {
 
@@ -22,7 +23,7 @@ std::vector<CommandSpec> DescribeCommands() {
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
         DescribeStatsCommand, DescribeTreeCommand, DescribeStepsCommand, DescribeWhyCommand,
         DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand, DescribeKeepsCommand,
-        DescribeStatusCommand, DescribeRunCommand}) {
+        DescribeWindowCommand, DescribeStatusCommand, DescribeRunCommand}) {
     commands.push_back(describe());
   }
   return commands;

@@ -20,6 +20,17 @@ json ToJson(const v1::Drops& drops) {
           {"strings", drops.strings()},     {"names_capped", drops.names_capped()}};
 }
 
+namespace {
+
+// A window's bounds and whose it is (`optrace window --json` less the id).
+json WindowJson(const v1::Window& window) {
+  return {{"keep_last_ns", window.keep_last_ns()},
+          {"keep_last_bytes", window.keep_last_bytes()},
+          {"own", window.own()}};
+}
+
+}  // namespace
+
 json ToJson(const v1::Session& session) {
   return {{"id", session.id()},
           {"label", session.label()},
@@ -40,7 +51,14 @@ json ToJson(const v1::Session& session) {
           {"trimmed_before_unix_ns", session.trimmed_before_unix_ns()},
           {"live_level", LevelWord(session.live_level())},
           {"full_ring_wait_ns", session.full_ring_wait_ns()},
-          {"full_ring_wait_timeouts", session.full_ring_wait_timeouts()}};
+          {"full_ring_wait_timeouts", session.full_ring_wait_timeouts()},
+          {"window", WindowJson(session.window())}};
+}
+
+json ToJson(uint64_t session_id, const v1::Window& window) {
+  json out = WindowJson(window);
+  out["session_id"] = session_id;
+  return out;
 }
 
 // A measured value: the number, or null when it is unknown (absent).

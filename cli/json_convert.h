@@ -39,6 +39,8 @@ nlohmann::json ToJson(const v1::ForwardStatus& forward);
 nlohmann::json ToJson(const v1::GetStatusResponse& status);
 nlohmann::json ToJson(const v1::Keep& keep);
 nlohmann::json ToJson(const v1::ListKeepsResponse& keeps);
+// {"session_id", "keep_last_ns", "keep_last_bytes", "own"}: `optrace window --json`.
+nlohmann::json ToJson(uint64_t session_id, const v1::Window& window);
 // {"nodes": [{"depth", "name", "tag", "count", "total_ns", "self_ns",
 // "share", "self_share"}, ...], "total_ns", "spans", "nodes_left_out"}.
 nlohmann::json ToJson(const v1::GetTreeResponse& tree);

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -124,6 +126,43 @@ pid_t Spawn(const RunOptions& options, const std::string& nvtx_library,
   return *error == 0 ? pid : -1;
 }
 
+// Whether `pid` has exited, without reaping it (WaitForExit does).
+bool HasExited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+// Gives the session of `pid` the window `change` asks for, once the daemon
+// lists it: polled while the command runs, less often as it goes on (a
+// command may trace its first op late, or never). A failure is said on
+// stderr; the command runs on either way.
+void SetRunWindow(Connection& connection, pid_t pid, int64_t started_unix_ns,
+                  const WindowChange& change) {
+  v1::ListSessionsRequest request;  // running sessions only
+  request.set_limit(kSessionsPolled);
+  auto poll = std::chrono::milliseconds(10);
+  while (!HasExited(pid)) {
+    v1::ListSessionsResponse response;
+    const auto context = Connection::NewContext();
+    grpc::Status status = connection.stub().ListSessions(context.get(), request, &response);
+    const std::optional<v1::Session> session =
+        status.ok() ? FindRunSession(response, pid, started_unix_ns) : std::nullopt;
+    if (session) {
+      v1::Window window;
+      status = ApplyWindowChange(connection, *session, change, &window);
+      if (status.ok()) return;
+    }
+    if (!status.ok()) {
+      fmt::print(stderr, "optrace: the session's window was not set: {}\n",
+                 ErrorFromRpc(status, connection.address()).message);
+      return;
+    }
+    std::this_thread::sleep_for(poll);
+    poll = std::min<std::chrono::milliseconds>(poll * 2, std::chrono::seconds(1));
+  }
+}
+
 // Waits for `pid`; returns its exit code, or 128 + the signal that killed it.
 int WaitForExit(pid_t pid) {
   int status = 0;
@@ -228,6 +267,7 @@ int RunRun(Connection& connection, const RunOptions& options) {
       return Fail({kExitCannotRun, fmt::format("cannot run {}: {}", options.command.front(),
                                                std::strerror(error))});
     }
+    if (options.window.any()) SetRunWindow(connection, pid, started_unix_ns, options.window);
     exit_code = WaitForExit(pid);
   }
   std::fflush(stdout);
@@ -257,7 +297,8 @@ CommandSpec DescribeRunCommand() {
       "Examples:\n  optrace run -- ./my_runtime --steps 10\n"
       "  optrace run --label fused -- optrace-demo --mode fused\n"
       "  optrace run --nvtx -- python train.py\n"
-      "  optrace run --torch -- python3 train.py";
+      "  optrace run --torch -- python3 train.py\n"
+      "  optrace run --keep-last 1h -- ./server   (this session's own rolling window)";
   run.Add("--label", &options->label, "the session label (OPTRACE_SESSION)");
   run.AddWord("--level", Word(&options->level, ParseLevelWord, std::string(LevelNameList())),
               "the level the command traces at (OPTRACE_LEVEL; default trace)");
@@ -268,6 +309,7 @@ CommandSpec DescribeRunCommand() {
   run.AddFlag("--lossless", &options->lossless,
               "a thread whose ring is full waits for the daemon instead of dropping, up to "
               "OPTRACE_FULL_RING_TIMEOUT_MS (default 1000) a time (OPTRACE_FULL_RING=wait)");
+  AddWindowOptions(run, &options->window);
   run.Add("COMMAND", &options->command, "the command and its arguments, after --").Required();
   run.run = [options](Connection& connection) { return RunRun(connection, *options); };
   return run;

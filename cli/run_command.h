@@ -21,6 +21,7 @@
 #include "command_spec.h"
 #include "connection.h"
 #include "optrace/v1/optrace.pb.h"
+#include "window_command.h"
 
 namespace optrace::cli {
 
@@ -38,6 +39,7 @@ struct RunOptions {
   bool nvtx = false;                 // trace the command's NVTX ranges (liboptrace_nvtx.so)
   bool torch = false;                // trace its PyTorch ops (PYTHONPATH gets the torch hook)
   bool lossless = false;             // OPTRACE_FULL_RING=wait: full rings wait, bounded
+  WindowChange window;               // --keep-last, --keep-last-bytes: the session's own window
   std::vector<std::string> command;  // REQUIRES: not empty
 };
 

@@ -16,6 +16,7 @@
 #include "terminal.h"
 #include "trim_notice.h"
 #include "wall_clock.h"
+#include "window_command.h"
 
 namespace optrace::cli {
 namespace {
@@ -100,6 +101,7 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
   if (running && s.live_level() != v1::LEVEL_UNSPECIFIED) {
     line("level", std::string(LevelWord(s.live_level())));
   }
+  if (running) line("window", DescribeWindow(s.window()));
   if (response.open_ops().empty()) {
     out += running ? "no ops open\n" : "no ops left open\n";
     return out;

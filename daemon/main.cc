@@ -274,10 +274,10 @@ int Run(const Flags& flags) {
   StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
                                    config.max_bytes_in_flight_per_uid,
                                    static_cast<uint32_t>(config.max_threaded_streams)});
-  OpTraceService service(ServiceContext{&loop, &tails, &streams, store.value().get(), &callers,
-                                        config.db, config.ns, OPTRACE_VERSION, config.level_rules,
-                                        std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
-                                        forwarder.get(), &accepts});
+  OpTraceService service(ServiceContext{
+      &loop, &tails, &streams, store.value().get(), &callers, config.db, config.ns, OPTRACE_VERSION,
+      config.level_rules, std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
+      forwarder.get(), &accepts, WindowLimits{config.keep_last_ns, config.keep_last_bytes}});
   ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,
                                config.tls_key};
   auto server = ApiServer::Start(api_options, &service, &peers, &accepts);

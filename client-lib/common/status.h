@@ -18,14 +18,15 @@ class Status {
  public:
   enum class Code {
     kOk = 0,
-    kInvalidArgument,    // a caller- or user-supplied value is wrong
-    kInvalidSegment,     // shared-memory bytes broke an ABI rule
-    kNotFound,           // the named thing does not exist (or no longer does)
-    kNotReady,           // try again later (e.g. a segment still initialising)
-    kPermissionDenied,   // owner or mode rules refuse it
-    kIoError,            // the operating system refused an operation
-    kUnavailable,        // a service or resource is temporarily unavailable
-    kResourceExhausted,  // a budget or quota refuses it (not worth retrying as is)
+    kInvalidArgument,     // a caller- or user-supplied value is wrong
+    kInvalidSegment,      // shared-memory bytes broke an ABI rule
+    kNotFound,            // the named thing does not exist (or no longer does)
+    kNotReady,            // try again later (e.g. a segment still initialising)
+    kPermissionDenied,    // owner or mode rules refuse it
+    kIoError,             // the operating system refused an operation
+    kUnavailable,         // a service or resource is temporarily unavailable
+    kResourceExhausted,   // a budget or quota refuses it (not worth retrying as is)
+    kFailedPrecondition,  // the thing is in a state that refuses it (e.g. ended)
   };
 
   Status() = default;
@@ -45,6 +46,9 @@ class Status {
   static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
   static Status ResourceExhausted(std::string msg) {
     return {Code::kResourceExhausted, std::move(msg)};
+  }
+  static Status FailedPrecondition(std::string msg) {
+    return {Code::kFailedPrecondition, std::move(msg)};
   }
 
   bool ok() const { return code_ == Code::kOk; }

@@ -41,6 +41,8 @@ grpc::Status ToGrpc(const Status& st) {
       return {StatusCode::UNAVAILABLE, st.message()};
     case Status::Code::kResourceExhausted:
       return {StatusCode::RESOURCE_EXHAUSTED, st.message()};
+    case Status::Code::kFailedPrecondition:
+      return {StatusCode::FAILED_PRECONDITION, st.message()};
     default:
       return {StatusCode::INTERNAL, st.message()};
   }
@@ -51,6 +53,17 @@ grpc::Status ToGrpc(const Status& st) {
 constexpr int kKeepTimeoutMs = 10'000;
 // What a caller may give as a keep's reason.
 constexpr size_t kMaxKeepRequestReasonBytes = 200;
+
+// A SetWindow waits this long for the store's writer, as a KeepRange does.
+constexpr int kSetWindowTimeoutMs = kKeepTimeoutMs;
+
+// `record` as a Session message with the window in force for it: its own,
+// else the daemon's `daemon_window`.
+void SessionToProto(const SessionRecord& record, const WindowLimits& daemon_window,
+                    v1::Session* out) {
+  ToProto(record, out);
+  if (!record.window.overridden) ToProto(daemon_window, false, out->mutable_window());
+}
 
 grpc::Status DrainBusy() {
   return {StatusCode::UNAVAILABLE, "the daemon's drain thread did not answer in time; try again"};
@@ -232,15 +245,15 @@ grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
         static_cast<uint32_t>(response->sessions_size()) >= request->limit())
       break;
     v1::Session* out = response->add_sessions();
-    ToProto(r, out);
+    SessionToProto(r, ctx_.window, out);
     if (!producers) continue;
     for (const LiveProducer& p : *producers) {
       if (p.record.id != r.id) continue;
       // Live counters are fresher than the last stored batch; what was
-      // trimmed only the store knows.
+      // trimmed, and the session's own window, only the store knows.
       SessionRecord live = p.record;
-      live.trim = r.trim;
-      ToProto(live, out);
+      CopyStoreKept(r, &live);
+      SessionToProto(live, ctx_.window, out);
       out->set_live_level(LevelToProto(p.live));
     }
   }
@@ -253,14 +266,14 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
   const Caller caller = ctx_.callers->Identify(*ctx);
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
-  ToProto(record, response->mutable_session());
+  SessionToProto(record, ctx_.window, response->mutable_session());
   if (record.state == SessionState::kRunning) {
     if (const auto producers = ctx_.drain->LiveProducers()) {
       for (const LiveProducer& p : *producers) {
         if (p.record.id != record.id) continue;
-        SessionRecord live = p.record;  // fresher than the store, but for the trim
-        live.trim = record.trim;
-        ToProto(live, response->mutable_session());
+        SessionRecord live = p.record;  // fresher than the store, but for what it keeps
+        CopyStoreKept(record, &live);
+        SessionToProto(live, ctx_.window, response->mutable_session());
         response->mutable_session()->set_live_level(LevelToProto(p.live));
       }
     }
@@ -535,6 +548,33 @@ grpc::Status OpTraceService::ListKeeps(grpc::ServerContext* ctx,
   Result<std::vector<KeepRecord>> keeps = reader.value()->Keeps(record.id);
   if (!keeps.ok()) return ToGrpc(keeps.status());
   for (const KeepRecord& keep : keeps.value()) ToProto(keep, response->add_keeps());
+  return grpc::Status::OK;
+}
+
+grpc::Status OpTraceService::SetWindow(grpc::ServerContext* ctx,
+                                       const v1::SetWindowRequest* request,
+                                       v1::SetWindowResponse* response) {
+  if (request->keep_last_ns() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return {
+        StatusCode::INVALID_ARGUMENT,
+        "SetWindow: keep_last_ns " + std::to_string(request->keep_last_ns()) + " is out of range"};
+  }
+  if (request->use_default() && (request->keep_last_ns() != 0 || request->keep_last_bytes() != 0)) {
+    return {StatusCode::INVALID_ARGUMENT,
+            "SetWindow: use_default goes back to the daemon's window; give no keep_last_ns or "
+            "keep_last_bytes with it"};
+  }
+  const Caller caller = ctx_.callers->Identify(*ctx);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  std::optional<WindowLimits> own;
+  if (!request->use_default()) {
+    own = WindowLimits{.keep_last_ns = static_cast<int64_t>(request->keep_last_ns()),
+                       .keep_last_bytes = request->keep_last_bytes()};
+  }
+  Result<WindowLimits> in_force = ctx_.store->SetWindow(record.id, own, kSetWindowTimeoutMs);
+  if (!in_force.ok()) return ToGrpc(in_force.status());
+  ToProto(in_force.value(), own.has_value(), response->mutable_window());
   return grpc::Status::OK;
 }
 

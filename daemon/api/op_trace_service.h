@@ -40,6 +40,7 @@ struct ServiceContext {
   // For GetStatus; null when the daemon does not forward.
   const ClickHouseForwarder* forwarder = nullptr;
   const AcceptCounters* accepts = nullptr;  // for GetStatus; REQUIRES: not null
+  WindowLimits window;  // the daemon's rolling window (keep_last, keep_last_bytes)
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to
@@ -88,6 +89,8 @@ class OpTraceService final
   bool FullStatus(v1::GetStatusResponse* response) const;
   grpc::Status KeepRange(grpc::ServerContext* ctx, const v1::KeepRangeRequest* request,
                          v1::KeepRangeResponse* response) override;
+  grpc::Status SetWindow(grpc::ServerContext* ctx, const v1::SetWindowRequest* request,
+                         v1::SetWindowResponse* response) override;
   grpc::Status ListKeeps(grpc::ServerContext* ctx, const v1::ListKeepsRequest* request,
                          v1::ListKeepsResponse* response) override;
 

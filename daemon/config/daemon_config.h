@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/byte_size.h"  // ParseByteSize, for the flags and keys of sizes
 #include "common/status.h"
 #include "model/keep.h"
 #include "optrace/abi.h"
@@ -134,8 +135,6 @@ std::vector<ConfigKey> ConfigKeys();
 std::vector<std::string_view> ChangedConfigKeys(const DaemonConfig& running,
                                                 const DaemonConfig& reloaded, ReloadRule rule);
 
-// Parses "1073741824", "512MiB", "1GB", "64k"... into bytes.
-std::optional<uint64_t> ParseByteSize(const std::string& text);
 // Parses "250ms", "30s", "15m", "12h", "7d" or plain seconds into nanoseconds.
 std::optional<int64_t> ParseDurationNs(const std::string& text);
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/span.h"
+#include "model/window_limits.h"
 
 namespace optrace::daemon {
 
@@ -29,7 +30,8 @@ struct SessionTrim {
 };
 
 // Counters are totals for the whole session (not deltas): every batch that
-// carries a SessionRecord replaces the stored one (but for `trim`).
+// carries a SessionRecord replaces the stored one (but for `trim` and
+// `window`, which the store keeps: CopyStoreKept).
 struct SessionRecord {
   SessionId id = 0;
   std::string segment_name;  // unique: how a restarted daemon finds the session
@@ -55,7 +57,15 @@ struct SessionRecord {
   uint64_t full_ring_wait_ns = 0;        // producer, lossless mode: time waited for room
   uint64_t full_ring_wait_timeouts = 0;  // producer, lossless mode: waits that ran out
   SessionTrim trim;                      // store: seen and stored, then trimmed (not drops)
+  SessionWindow window;                  // store: the session's own window, if set
 };
+
+// Copies what the store keeps of a session (`trim`, `window`) from
+// `stored` into `live`, a fresher record of the drain's.
+inline void CopyStoreKept(const SessionRecord& stored, SessionRecord* live) {
+  live->trim = stored.trim;
+  live->window = stored.window;
+}
 
 // Adds the loss counters (dropped_*, strings_dropped and names_capped) of
 // `from` to `to`.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "storage/sqlite_statement.h"
 #include "storage/sqlite_transaction.h"
 #include "storage/trim_choice.h"
 
@@ -17,11 +19,66 @@ constexpr size_t kPagesPerLook = 16;
 
 }  // namespace
 
-void RollingWindow::Note(const StoreBatch& batch) {
-  if (!limits_.enabled()) return;
-  for (const SessionSpans& entry : batch.spans) {
-    if (!entry.spans.empty()) noted_.insert(entry.session);
+Status RollingWindow::LoadOwnWindows() {
+  Result<SqliteStatement> select = db_.Prepare(
+      "SELECT id, window_keep_last_ns, window_keep_last_bytes FROM sessions "
+      "WHERE window_overridden = 1 AND state = 'running'");
+  if (!select.ok()) return select.status();
+  while (true) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status::Ok();
+    own_[select->ColumnUint64(0)] = {.keep_last_ns = std::max<int64_t>(select->ColumnInt64(1), 0),
+                                     .keep_last_bytes = select->ColumnUint64(2)};
   }
+}
+
+void RollingWindow::Note(const StoreBatch& batch) {
+  for (const SessionSpans& entry : batch.spans) {
+    if (!entry.spans.empty() && LimitsOf(entry.session).enabled()) noted_.insert(entry.session);
+  }
+  for (const SessionRecord& record : batch.sessions) {
+    if (record.state == SessionState::kRunning || !own_.contains(record.id)) continue;
+    ended_.insert(record.id);
+    noted_.insert(record.id);
+  }
+}
+
+Result<WindowLimits> RollingWindow::SetOwn(SessionId session, std::optional<WindowLimits> own) {
+  Result<SqliteStatement> select = db_.Prepare("SELECT state FROM sessions WHERE id = ?");
+  if (!select.ok()) return select.status();
+  select->BindUint64(1, session);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!row.value()) return Status::NotFound("no session " + std::to_string(session));
+  if (select->ColumnText(0) != SessionStateName(SessionState::kRunning)) {
+    return Status::FailedPrecondition("session " + std::to_string(session) + " has " +
+                                      std::string(select->ColumnText(0)) +
+                                      ": its window no longer moves");
+  }
+  Result<SqliteStatement> update = db_.Prepare(
+      "UPDATE sessions SET window_overridden = ?, window_keep_last_ns = ?, "
+      "window_keep_last_bytes = ? WHERE id = ?");
+  if (!update.ok()) return update.status();
+  const WindowLimits stored = own.value_or(WindowLimits{});
+  update->BindInt64(1, own.has_value() ? 1 : 0);
+  update->BindInt64(2, stored.keep_last_ns);
+  update->BindUint64(3, stored.keep_last_bytes);
+  update->BindUint64(4, session);
+  if (Status updated = update->Run(); !updated.ok()) return updated;
+  if (own) {
+    own_[session] = *own;
+  } else {
+    own_.erase(session);
+  }
+  // Within the new window at the next pass; a wider one trims nothing.
+  if (LimitsOf(session).enabled()) noted_.insert(session);
+  return LimitsOf(session);
+}
+
+WindowLimits RollingWindow::LimitsOf(SessionId session) const {
+  const auto own = own_.find(session);
+  return own == own_.end() ? defaults_ : own->second;
 }
 
 Result<TrimTotals> RollingWindow::Enforce(size_t max_pages) {
@@ -39,7 +96,10 @@ Result<TrimTotals> RollingWindow::Enforce(size_t max_pages) {
     Status committed = transaction->Commit();
     if (!committed.ok()) return committed;
   }
-  for (SessionId session : within) noted_.erase(session);
+  for (SessionId session : within) {
+    noted_.erase(session);
+    if (ended_.erase(session) > 0) own_.erase(session);
+  }
   return totals;
 }
 
@@ -48,12 +108,13 @@ Result<bool> RollingWindow::TrimSession(SessionId session, size_t* budget,
                                         TrimTotals* totals) {
   Result<SessionExtent> extent = trimmer_.Extent(session);
   if (!extent.ok()) return extent.status();
+  const WindowLimits limits = LimitsOf(session);
   TrimGoal goal;
-  if (limits_.keep_last_ns > 0 &&
-      extent->newest_start_ns > std::numeric_limits<int64_t>::min() + limits_.keep_last_ns) {
-    goal.drop_before_ns = extent->newest_start_ns - limits_.keep_last_ns;
+  if (limits.keep_last_ns > 0 &&
+      extent->newest_start_ns > std::numeric_limits<int64_t>::min() + limits.keep_last_ns) {
+    goal.drop_before_ns = extent->newest_start_ns - limits.keep_last_ns;
   }
-  if (limits_.keep_last_bytes > 0) goal.max_bytes = limits_.keep_last_bytes;
+  if (limits.keep_last_bytes > 0) goal.max_bytes = limits.keep_last_bytes;
   // Most passes find a session within its window: say so without reading
   // a page row.
   if (extent->oldest_start_ns >= goal.drop_before_ns && extent->page_bytes <= goal.max_bytes) {

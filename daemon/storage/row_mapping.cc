@@ -91,7 +91,7 @@ class RowReader {
 // the record's member that the column holds. The column text, the count,
 // Bind and Read below all expand these lists.
 // sessions: the columns of the drain's record, then those the store keeps.
-#define OPTRACE_SESSION_COLUMNS(X) OPTRACE_SESSION_DRAIN_COLUMNS(X) OPTRACE_SESSION_TRIM_COLUMNS(X)
+#define OPTRACE_SESSION_COLUMNS(X) OPTRACE_SESSION_DRAIN_COLUMNS(X) OPTRACE_SESSION_STORE_COLUMNS(X)
 
 #define OPTRACE_SESSION_DRAIN_COLUMNS(X)            \
   X(id, id)                                         \
@@ -119,10 +119,13 @@ class RowReader {
   X(full_ring_wait_timeouts, full_ring_wait_timeouts)
 
 // The columns of sessions that the store keeps and batches leave alone.
-#define OPTRACE_SESSION_TRIM_COLUMNS(X) \
-  X(spans_trimmed, trim.spans)          \
-  X(instants_trimmed, trim.instants)    \
-  X(trimmed_before_ns, trim.before_ns)
+#define OPTRACE_SESSION_STORE_COLUMNS(X)             \
+  X(spans_trimmed, trim.spans)                       \
+  X(instants_trimmed, trim.instants)                 \
+  X(trimmed_before_ns, trim.before_ns)               \
+  X(window_overridden, window.overridden)            \
+  X(window_keep_last_ns, window.limits.keep_last_ns) \
+  X(window_keep_last_bytes, window.limits.keep_last_bytes)
 
 #define OPTRACE_INSTANT_COLUMNS(X) \
   X(ts_ns, ts_ns)                  \
@@ -220,7 +223,7 @@ std::string Placeholders(int count) {
 const char* const kSessionColumns =
     WithoutLeadingSeparator(OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_TEXT));
 const int kSessionColumnCount = 0 OPTRACE_SESSION_COLUMNS(OPTRACE_COLUMN_ONE);
-const int kSessionTrimColumnCount = 0 OPTRACE_SESSION_TRIM_COLUMNS(OPTRACE_COLUMN_ONE);
+const int kSessionStoreColumnCount = 0 OPTRACE_SESSION_STORE_COLUMNS(OPTRACE_COLUMN_ONE);
 const char* const kSessionDrainColumns =
     WithoutLeadingSeparator(OPTRACE_SESSION_DRAIN_COLUMNS(OPTRACE_COLUMN_TEXT));
 

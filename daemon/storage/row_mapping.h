@@ -20,12 +20,13 @@ namespace optrace::daemon {
 // "?, ?, ..." with `count` parameters.
 std::string Placeholders(int count);
 
-// sessions: every column, id first; the last kSessionTrimColumnCount hold
-// SessionRecord::trim, which the store keeps (the window and retention).
+// sessions: every column, id first; the last kSessionStoreColumnCount hold
+// SessionRecord::trim and ::window, which the store keeps (the window,
+// retention and SetWindow).
 extern const char* const kSessionColumns;
 extern const int kSessionColumnCount;
-extern const int kSessionTrimColumnCount;
-// kSessionColumns without the trim columns: what a batch's record updates.
+extern const int kSessionStoreColumnCount;
+// kSessionColumns without the store's columns: what a batch's record updates.
 extern const char* const kSessionDrainColumns;
 // Binds `record` to parameters `first` .. first + kSessionColumnCount - 1.
 void BindSessionRecord(SqliteStatement& statement, int first, const SessionRecord& record);

@@ -205,9 +205,18 @@ ALTER TABLE op_aggregates ADD COLUMN self_ns INTEGER NOT NULL DEFAULT 0;
 UPDATE op_aggregates SET self_ns = total_ns;
 )sql";
 
+// Version 10: a running session's own rolling window (SetWindow), which
+// replaces the daemon's keep_last and keep_last_bytes for it. Sessions
+// stored before have none: the daemon's default.
+constexpr const char* kSchemaV10 = R"sql(
+ALTER TABLE sessions ADD COLUMN window_overridden INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN window_keep_last_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN window_keep_last_bytes INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-    {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9},
+    {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}, {10, kSchemaV10},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

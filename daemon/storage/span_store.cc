@@ -8,6 +8,7 @@
 #include <ctime>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
 #include "storage/rolling_window.h"
+#include "storage/runtime_keep.h"
 #include "storage/schema.h"
 #include "storage/span_reader.h"
 #include "storage/sqlite_connection.h"
@@ -63,14 +65,15 @@ class SqliteSpanStore final : public SpanStore {
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
                   std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
-                  std::unique_ptr<LatencyKeepRules> latency, std::unique_ptr<PageTrimmer> trimmer,
-                  std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
-                  uint64_t db_bytes)
+                  std::unique_ptr<LatencyKeepRules> latency, std::unique_ptr<RuntimeKeeps> runtime,
+                  std::unique_ptr<PageTrimmer> trimmer, std::unique_ptr<RollingWindow> window,
+                  std::unique_ptr<Retention> retention, uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         writer_(std::move(writer)),
         keeps_(std::move(keeps)),
         latency_(std::move(latency)),
+        runtime_(std::move(runtime)),
         trimmer_(std::move(trimmer)),
         window_(std::move(window)),
         retention_(std::move(retention)) {
@@ -91,6 +94,8 @@ class SqliteSpanStore final : public SpanStore {
   Result<ResumeState> LoadResumeState() override;
   bool TrySubmit(StoreBatch* batch) override;
   Result<KeepRecord> Keep(const KeepRequest& request, int timeout_ms) override;
+  Result<WindowLimits> SetWindow(SessionId session, std::optional<WindowLimits> own,
+                                 int timeout_ms) override;
   uint64_t CommittedSequence() const override {
     // Acquire: pairs with the release store after each commit.
     return committed_sequence_.load(std::memory_order_acquire);
@@ -99,17 +104,17 @@ class SqliteSpanStore final : public SpanStore {
   StoreStatus GetStatus() const override;
 
  private:
-  // A Keep call waiting for the writer.
-  struct PendingKeep {
-    KeepRequest request;
-    // Shared with the caller, who may have stopped waiting.
-    std::shared_ptr<std::promise<Result<KeepRecord>>> done;
-  };
+  // Runs `task` on the writer thread between batches and returns its
+  // result; kUnavailable when the store is stopping, or when the writer
+  // has not run it within `timeout_ms` (it may still run later). `what`
+  // names the task in those errors ("record the keep of session 7").
+  template <typename T>
+  Result<T> OnWriter(std::function<Result<T>()> task, int timeout_ms, const std::string& what);
 
   void WriterLoop();
-  // Records the keeps queued by Keep. REQUIRES: mu_ held by `lock`; it is
-  // released while they are written.
-  void RecordPendingKeeps(std::unique_lock<std::mutex>& lock);
+  // Runs the tasks queued by OnWriter. REQUIRES: mu_ held by `lock`; it is
+  // released while they run.
+  void RunPendingTasks(std::unique_lock<std::mutex>& lock);
   // Records one keep and counts it: what every trigger of the writer calls.
   // Writer thread, mu_ not held.
   Result<KeepRecord> RecordKeep(const KeepRequest& request);
@@ -129,26 +134,26 @@ class SqliteSpanStore final : public SpanStore {
   const std::unique_ptr<BatchWriter> writer_;
   const std::unique_ptr<KeepRecorder> keeps_;
   const std::unique_ptr<LatencyKeepRules> latency_;  // never null; empty without rules
-  // Null when neither the window nor retention trims; both borrow it.
-  const std::unique_ptr<PageTrimmer> trimmer_;
-  const std::unique_ptr<RollingWindow> window_;  // null without a window
-  const std::unique_ptr<Retention> retention_;   // null without a policy
+  const std::unique_ptr<RuntimeKeeps> runtime_;      // never null
+  const std::unique_ptr<PageTrimmer> trimmer_;       // the window and retention borrow it
+  const std::unique_ptr<RollingWindow> window_;      // never null; trims nothing without windows
+  const std::unique_ptr<Retention> retention_;       // null without a policy
   Clock::time_point next_retention_ = Clock::time_point::min();
 
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;      // writer: a batch or a keep arrived, or stop
+  std::condition_variable work_cv_;      // writer: a batch or a task arrived, or stop
   std::condition_variable progress_cv_;  // Flush: a batch left the queue
   // Invariant: batches leave only from the front, only by the writer
   // thread, which reads the front batch without mu_ while writing it
   // (push_back never moves existing deque elements).
-  std::deque<StoreBatch> queue_;           // GUARDED_BY(mu_)
-  std::deque<PendingKeep> pending_keeps_;  // GUARDED_BY(mu_)
-  uint64_t submitted_ = 0;                 // GUARDED_BY(mu_): batches accepted
-  uint64_t finished_ = 0;                  // GUARDED_BY(mu_): batches committed or dropped
-  uint64_t queued_spans_ = 0;              // GUARDED_BY(mu_)
-  StoreStatus counters_;                   // GUARDED_BY(mu_): the cumulative fields
-  bool stopping_ = false;                  // GUARDED_BY(mu_)
-  Clock::time_point stop_deadline_;        // GUARDED_BY(mu_)
+  std::deque<StoreBatch> queue_;                     // GUARDED_BY(mu_)
+  std::deque<std::function<void()>> pending_tasks_;  // GUARDED_BY(mu_): OnWriter's
+  uint64_t submitted_ = 0;                           // GUARDED_BY(mu_): batches accepted
+  uint64_t finished_ = 0;            // GUARDED_BY(mu_): batches committed or dropped
+  uint64_t queued_spans_ = 0;        // GUARDED_BY(mu_)
+  StoreStatus counters_;             // GUARDED_BY(mu_): the cumulative fields
+  bool stopping_ = false;            // GUARDED_BY(mu_)
+  Clock::time_point stop_deadline_;  // GUARDED_BY(mu_)
   std::atomic<uint64_t> committed_sequence_{0};
   std::thread thread_;  // last: started once everything above exists
 };
@@ -197,29 +202,42 @@ bool SqliteSpanStore::TrySubmit(StoreBatch* batch) {
   return true;
 }
 
-Result<KeepRecord> SqliteSpanStore::Keep(const KeepRequest& request, int timeout_ms) {
-  auto done = std::make_shared<std::promise<Result<KeepRecord>>>();
-  std::future<Result<KeepRecord>> result = done->get_future();
+template <typename T>
+Result<T> SqliteSpanStore::OnWriter(std::function<Result<T>()> task, int timeout_ms,
+                                    const std::string& what) {
+  // Shared with the task, which may run after the caller stopped waiting.
+  auto done = std::make_shared<std::promise<Result<T>>>();
+  std::future<Result<T>> result = done->get_future();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return Status::Unavailable("store: stopping, keep not recorded");
-    pending_keeps_.push_back({request, std::move(done)});
+    if (stopping_) return Status::Unavailable("store: stopping, did not " + what);
+    pending_tasks_.push_back([task = std::move(task), done] { done->set_value(task()); });
   }
   work_cv_.notify_one();
   if (result.wait_for(std::chrono::milliseconds(std::max(timeout_ms, 0))) !=
       std::future_status::ready) {
-    return Status::Unavailable("store: the writer did not record the keep of session " +
-                               std::to_string(request.session) + " within " +
-                               std::to_string(timeout_ms) + " ms; it may still be recorded");
+    return Status::Unavailable("store: the writer did not " + what + " within " +
+                               std::to_string(timeout_ms) + " ms; it may still do it");
   }
   return result.get();
 }
 
-void SqliteSpanStore::RecordPendingKeeps(std::unique_lock<std::mutex>& lock) {
-  std::deque<PendingKeep> pending;
-  pending.swap(pending_keeps_);
+Result<KeepRecord> SqliteSpanStore::Keep(const KeepRequest& request, int timeout_ms) {
+  return OnWriter<KeepRecord>([this, request] { return RecordKeep(request); }, timeout_ms,
+                              "record the keep of session " + std::to_string(request.session));
+}
+
+Result<WindowLimits> SqliteSpanStore::SetWindow(SessionId session, std::optional<WindowLimits> own,
+                                                int timeout_ms) {
+  return OnWriter<WindowLimits>([this, session, own] { return window_->SetOwn(session, own); },
+                                timeout_ms, "set the window of session " + std::to_string(session));
+}
+
+void SqliteSpanStore::RunPendingTasks(std::unique_lock<std::mutex>& lock) {
+  std::deque<std::function<void()>> pending;
+  pending.swap(pending_tasks_);
   lock.unlock();
-  for (PendingKeep& keep : pending) keep.done->set_value(RecordKeep(keep.request));
+  for (const std::function<void()>& task : pending) task();
   lock.lock();
 }
 
@@ -256,10 +274,10 @@ void SqliteSpanStore::WriterLoop() {
   Clock::duration retry_delay = kMinRetryDelay;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || !pending_keeps_.empty(); });
-    // A keep waits for no batch: its caller is blocked on it.
-    if (!pending_keeps_.empty()) {
-      RecordPendingKeeps(lock);
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || !pending_tasks_.empty(); });
+    // A task waits for no batch: its caller is blocked on it.
+    if (!pending_tasks_.empty()) {
+      RunPendingTasks(lock);
       continue;
     }
     if (queue_.empty()) return;  // stopping, and everything is committed
@@ -269,7 +287,7 @@ void SqliteSpanStore::WriterLoop() {
     const StoreBatch& batch = queue_.front();
     lock.unlock();
     const Status written = writer_->Write(batch);
-    if (written.ok() && window_ != nullptr) window_->Note(batch);
+    if (written.ok()) window_->Note(batch);
     if (written.ok() && options_.committed_observer != nullptr) {
       options_.committed_observer->OnCommitted(batch);
     }
@@ -281,6 +299,7 @@ void SqliteSpanStore::WriterLoop() {
         latency_->NoteStrings(batch.new_strings);
         for (const KeepRequest& keep : latency_->Keeps(batch)) RecordKeep(keep);
       }
+      for (const KeepRequest& keep : runtime_->Keeps(batch)) RecordKeep(keep);
     }
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
@@ -335,7 +354,7 @@ void SqliteSpanStore::NoteHousekeepingError(const char* what, const Status& stat
 }
 
 void SqliteSpanStore::AfterCommit() {
-  if (window_ != nullptr) {
+  {
     Result<TrimTotals> trimmed = window_->Enforce(kWindowPagesPerPass);
     std::lock_guard<std::mutex> lock(mu_);
     if (trimmed.ok()) {
@@ -446,30 +465,31 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
                                                     options.keep_after_ns);
   Status resolved = ResolveStoredStrings(*db.value(), latency.get());
   if (!resolved.ok()) return resolved;
+  Result<std::unique_ptr<RuntimeKeeps>> runtime =
+      RuntimeKeeps::Create(*db.value(), options.keep_before_ns, options.keep_after_ns);
+  if (!runtime.ok()) return runtime.status();
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
                                options.uid_max_bytes};
-  const WindowLimits limits{options.keep_last_ns, options.keep_last_bytes};
-  std::unique_ptr<PageTrimmer> trimmer;
-  std::unique_ptr<RollingWindow> window;
+  Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
+  if (!trimmer.ok()) return trimmer.status();
+  // Always: a session may set a window of its own when the daemon has none.
+  auto window = std::make_unique<RollingWindow>(
+      *db.value(), *trimmer.value(), WindowLimits{options.keep_last_ns, options.keep_last_bytes});
+  if (Status loaded = window->LoadOwnWindows(); !loaded.ok()) return loaded;
   std::unique_ptr<Retention> retention;
-  if (policy.enabled() || limits.enabled()) {
-    Result<std::unique_ptr<PageTrimmer>> created = PageTrimmer::Create(*db.value());
-    if (!created.ok()) return created.status();
-    trimmer = std::move(created).value();
-  }
-  if (limits.enabled()) window = std::make_unique<RollingWindow>(*db.value(), *trimmer, limits);
   if (policy.enabled()) {
-    Result<std::unique_ptr<Retention>> created = Retention::Create(*db.value(), *trimmer, policy);
+    Result<std::unique_ptr<Retention>> created =
+        Retention::Create(*db.value(), *trimmer.value(), policy);
     if (!created.ok()) return created.status();
     retention = std::move(created).value();
   }
   Result<uint64_t> bytes = db.value()->BytesOnDisk();
   if (!bytes.ok()) return bytes.status();
   try {
-    return std::unique_ptr<SpanStore>(
-        new SqliteSpanStore(options, std::move(db).value(), std::move(writer).value(),
-                            std::move(keeps).value(), std::move(latency), std::move(trimmer),
-                            std::move(window), std::move(retention), bytes.value()));
+    return std::unique_ptr<SpanStore>(new SqliteSpanStore(
+        options, std::move(db).value(), std::move(writer).value(), std::move(keeps).value(),
+        std::move(latency), std::move(runtime).value(), std::move(trimmer).value(),
+        std::move(window), std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

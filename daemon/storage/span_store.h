@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "common/status.h"
 #include "model/keep.h"
 #include "model/store_batch.h"
+#include "model/window_limits.h"
 #include "storage/committed_batch_observer.h"
 
 namespace optrace::daemon {
@@ -104,6 +106,14 @@ class SpanStore {
   // `timeout_ms` passes: then kUnavailable, and the keep may still be
   // recorded later. kUnavailable once the store is stopping. Thread-safe.
   virtual Result<KeepRecord> Keep(const KeepRequest& request, int timeout_ms) = 0;
+
+  // Gives running `session` a rolling window of its own (`own`; nullopt:
+  // the daemon's keep_last and keep_last_bytes again), on the writer
+  // thread between batches (RollingWindow::SetOwn), and returns the window
+  // now in force for it. Blocks like Keep; kNotFound for no such session,
+  // kFailedPrecondition for one that has ended. Thread-safe.
+  virtual Result<WindowLimits> SetWindow(SessionId session, std::optional<WindowLimits> own,
+                                         int timeout_ms) = 0;
 
   // The highest sequence committed so far (thread-safe, lock-free).
   virtual uint64_t CommittedSequence() const = 0;

@@ -1,5 +1,7 @@
 #include "wire/proto_convert.h"
 
+#include <algorithm>
+
 #include "optrace/v1/level_numbers.h"
 #include "optrace/v1/target_numbers.h"
 
@@ -67,6 +69,13 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_spans_trimmed(record.trim.spans);
   out->set_instants_trimmed(record.trim.instants);
   out->set_trimmed_before_unix_ns(record.trim.before_ns);
+  if (record.window.overridden) ToProto(record.window.limits, true, out->mutable_window());
+}
+
+void ToProto(const WindowLimits& limits, bool own, v1::Window* out) {
+  out->set_keep_last_ns(static_cast<uint64_t>(std::max<int64_t>(limits.keep_last_ns, 0)));
+  out->set_keep_last_bytes(limits.keep_last_bytes);
+  out->set_own(own);
 }
 
 v1::Target TargetToProto(uint8_t target_kind) {

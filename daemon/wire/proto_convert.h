@@ -20,7 +20,11 @@ namespace optrace::daemon {
 using StringLookup = std::function<const std::string&(StringId)>;
 
 void ToProto(const Span& span, SessionId session, const StringLookup& strings, v1::Span* out);
+// The session's own window too, when it has one; the daemon's window is
+// not the record's to know (the service fills it in: ToProto of WindowLimits).
 void ToProto(const SessionRecord& record, v1::Session* out);
+// A window in force: a session's own (`own`) or the daemon's.
+void ToProto(const WindowLimits& limits, bool own, v1::Window* out);
 void ToProto(const KeepRecord& keep, v1::Keep* out);
 // A stored target byte (abi::TargetKind) as the API's Target
 // (v1::TargetFromKind); TARGET_UNSPECIFIED for kNone and for a byte that is

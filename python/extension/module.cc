@@ -10,6 +10,7 @@
 
 #include "fused_tags.h"
 #include "instants.h"
+#include "keeps.h"
 #include "levels.h"
 #include "method_table.h"
 #include "ops.h"
@@ -38,6 +39,11 @@ PyMethodDef g_functions[] = {
      "ends the step when the block ends."},
     {"step_finish", AsCFunction(StepFinish), METH_NOARGS,
      "step_finish()\n\nEnds this thread's open step, if any, without beginning another."},
+    {"keep", AsCFunction(Keep), METH_FASTCALL | METH_KEYWORDS,
+     "keep(reason='')\n\n"
+     "Keeps the trace around this moment (call it when something goes wrong): optraced\n"
+     "keeps keep_before before it to keep_after after it, reason 'runtime: REASON'\n"
+     "('keep' when empty; cut to 200 bytes of UTF-8). Recorded unless the level is off."},
     {"mark", AsCFunction(Mark), METH_FASTCALL | METH_KEYWORDS,
      "mark(name, tag=None, level='info')\n\nAn instant event."},
     {"counter", AsCFunction(Counter), METH_FASTCALL | METH_KEYWORDS,
@@ -71,7 +77,8 @@ PyMODINIT_FUNC PyInit__producer() {
   using namespace optrace::python;
   PyObject* module = PyModule_Create(&g_module);
   if (module == nullptr) return nullptr;
-  if (!InitLevels() || !InitInstants() || !AddOpType(module) || !AddStepType(module)) {
+  if (!InitLevels() || !InitInstants() || !InitKeeps() || !AddOpType(module) ||
+      !AddStepType(module)) {
     Py_DECREF(module);
     return nullptr;
   }

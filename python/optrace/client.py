@@ -42,6 +42,13 @@ def _nanoseconds(value, what):
                      f"not {value!r}")
 
 
+def _byte_count(value, what):
+    """A size in bytes: an int >= 0."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ValueError(f"{what} must be a number of bytes (an int >= 0), not {value!r}")
+
+
 def _level(word):
     return value_of(_ENUMS["Level"], word, "level")
 
@@ -359,6 +366,29 @@ class Client:
         """The kept ranges of a session, by start: rows of Keep."""
         response = self._unary(self._stub.ListKeeps, pb.ListKeepsRequest(session_id=session_id))
         return to_python(response).keeps
+
+    def set_window(self, session_id, keep_last=None, keep_last_bytes=None, *, default=False):
+        """Gives a running session a rolling window of its own: keep the spans
+        of the `keep_last` (int nanoseconds or a datetime.timedelta) before
+        its newest and at most `keep_last_bytes` of span pages; 0 = no bound
+        of that kind, None = as the window in force has it. `default=True`
+        goes back to the daemon's window. Returns the Window in force
+        (keep_last_ns, keep_last_bytes, own). FailedPreconditionError for a
+        session that has ended. The database's caps still win over it."""
+        if default:
+            if keep_last is not None or keep_last_bytes is not None:
+                raise ValueError("default=True goes back to the daemon's window: "
+                                 "give no keep_last or keep_last_bytes with it")
+            request = pb.SetWindowRequest(session_id=session_id, use_default=True)
+        else:
+            in_force = self.session(session_id).session.window
+            request = pb.SetWindowRequest(
+                session_id=session_id,
+                keep_last_ns=(_nanoseconds(keep_last, "keep_last") if keep_last is not None
+                              else in_force.keep_last_ns),
+                keep_last_bytes=(_byte_count(keep_last_bytes, "keep_last_bytes")
+                                 if keep_last_bytes is not None else in_force.keep_last_bytes))
+        return to_python(self._unary(self._stub.SetWindow, request)).window
 
     # ---- the daemon -------------------------------------------------------
 

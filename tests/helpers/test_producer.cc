@@ -5,6 +5,7 @@
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
 //                         [--sleeps] [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
+//                         [--keep-at N [--keep-reason TEXT]]
 //
 // Each thread runs M iterations of: a scoped "outer" op containing a scoped
 // "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
@@ -12,6 +13,9 @@
 // "ready" before the ops start, and at the end
 // "done launches=<n> completes=<n> ring_full=<n> no_ring=<n> no_segment=<n>".
 // --forever runs until SIGTERM or SIGINT, then reports and exits cleanly.
+// --keep-at N calls optrace_keep(TEXT) (--keep-reason, default "test")
+// inside iteration N (0-based) of each thread's ops, within its "outer"
+// and "inner" ops, and prints "kept op=<outer's op id> rc=<its return>".
 // --hold-open NAME, after the ops, opens op NAME, prints "holding=<op id>"
 // and sleeps until killed.
 // --rate paces each thread's ops (LAUNCH/COMPLETE pairs) to that many a
@@ -65,6 +69,8 @@ struct Args {
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
   long rate = 0;  // ops per second per thread; 0 = back to back
   uint64_t names_capped = 0;
+  long keep_at = -1;  // the iteration that keeps; -1 = none
+  const char* keep_reason = "test";
 };
 
 Args Parse(int argc, char** argv) {
@@ -105,6 +111,10 @@ Args Parse(int argc, char** argv) {
       a.tagged.emplace_back(name, next());
     } else if (flag == "--names-capped") {
       a.names_capped = std::strtoull(next(), nullptr, 10);
+    } else if (flag == "--keep-at") {
+      a.keep_at = std::atol(next());
+    } else if (flag == "--keep-reason") {
+      a.keep_reason = next();
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -179,7 +189,7 @@ void RunSteps(long steps, long slow_step, const std::string& api) {
   if (api == "boundary") optrace_step_finish();
 }
 
-void RunOps(long ops, bool forever, long rate) {
+void RunOps(long ops, bool forever, long rate, long keep_at, const char* keep_reason) {
   // Each iteration records two ops.
   const int64_t period_ns = rate > 0 ? 2'000'000'000 / rate : 0;
   const auto start = std::chrono::steady_clock::now();
@@ -197,6 +207,11 @@ void RunOps(long ops, bool forever, long rate) {
     optrace::ScopedOp a(outer, optrace::Placement::Cpu(0), tags[i % 8]);
     optrace::ScopedOp b(inner, optrace::Placement::Gpu(1, 7));
     launched += (a.id() != 0) + (b.id() != 0);
+    if (i == keep_at) {
+      const int rc = optrace_keep(keep_reason);
+      std::printf("kept op=%llu rc=%d\n", static_cast<unsigned long long>(a.id()), rc);
+      std::fflush(stdout);
+    }
   }
   g_launches.fetch_add(launched);
 }
@@ -237,7 +252,8 @@ int main(int argc, char** argv) {
     } else if (args.steps > 0) {
       threads.emplace_back(RunSteps, args.steps, args.slow_step, args.step_api);
     } else {
-      threads.emplace_back(RunOps, args.ops, args.forever, args.rate);
+      threads.emplace_back(RunOps, args.ops, args.forever, args.rate, args.keep_at,
+                           args.keep_reason);
     }
   }
   for (auto& t : threads) t.join();

@@ -3,16 +3,18 @@
 // while it runs, every span is stored or counted as trimmed, GetStatus
 // (what `optrace status` prints) and the session say so, and GetStats from
 // the aggregates still counts the whole session; a range kept while it
-// runs (KeepRange) survives the window, and a latency rule keeps the window
-// around slow ops.
+// runs (KeepRange) or by the runtime itself (optrace_keep) survives the
+// window, and a latency rule keeps the window around slow ops.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "daemon_process.h"
 #include "optrace/v1/optrace.grpc.pb.h"
@@ -31,6 +33,7 @@ using testing::StoreView;
 using testing::WaitUntil;
 
 constexpr int64_t kKeepLastNs = 1'000'000'000;
+constexpr int64_t kKeepAroundNs = 100'000'000;  // keep_before and keep_after of the runtime keep
 // A stored span may start before the window's edge by the spread of its
 // page (one batch, cut every 20 ms): far less than this.
 constexpr int64_t kPageSpreadBoundNs = 500'000'000;
@@ -125,6 +128,51 @@ uint64_t SpansIn(StoreView& store, daemon::SessionId session, int64_t first_ns, 
   return count;
 }
 
+// Checks that the kept range [first_ns, last_ns] of the session of
+// `producer` (running, tracing at 20,000 ops a second) outlives the window:
+// waits for the window to move past it, then stops the producer and waits
+// for the session's last pass. Its spans all stay (`spans_at_keep` of them
+// when given: a range wholly in the past is complete when kept), and
+// nothing older than the window is stored outside it but for the pages
+// that straddle its edges. Sets `*record` to the ended session. Call it in
+// ASSERT_NO_FATAL_FAILURE.
+void ExpectKeptRangeOutlivesTheWindow(StoreView& store, testing::Subprocess& producer,
+                                      DaemonProcess& daemon, int64_t first_ns, int64_t last_ns,
+                                      std::optional<uint64_t> spans_at_keep,
+                                      std::optional<daemon::SessionRecord>* record) {
+  const auto pid = static_cast<uint32_t>(producer.pid());
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        *record = store.SessionByPid(pid);
+        return *record && (*record)->trim.before_ns > last_ns + kKeepLastNs;
+      },
+      60s))
+      << daemon.log();
+  const uint64_t spans_kept = SpansIn(store, (*record)->id, first_ns, last_ns);
+  if (spans_at_keep) {
+    EXPECT_EQ(spans_kept, *spans_at_keep);
+  }
+  EXPECT_GT(spans_kept, 1000u) << "200 ms at 20000 ops/s";
+  producer.Kill(SIGTERM);
+  const auto status = producer.Wait(20s);
+  ASSERT_TRUE(status && status->exited && status->code == 0) << producer.stderr_text();
+  ASSERT_TRUE(store.WaitForEnd(pid, 20s)) << daemon.log();
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        *record = store.SessionByPid(pid);
+        uint64_t stored = 0;
+        store.ForEachSpan((*record)->id, [&](const daemon::Span&) { ++stored; });
+        return stored + (*record)->trim.spans == (*record)->spans;
+      },
+      20s));
+  EXPECT_EQ(SpansIn(store, (*record)->id, first_ns, last_ns), spans_kept);
+  EXPECT_GT((*record)->trim.spans, 0u);
+  const uint64_t old_outside =
+      SpansIn(store, (*record)->id, 0, first_ns - kPageSpreadBoundNs - 1) +
+      SpansIn(store, (*record)->id, last_ns + kPageSpreadBoundNs + 1, (*record)->trim.before_ns);
+  EXPECT_EQ(old_outside, 0u);
+}
+
 TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
   testing::TempFolder folder;
   DaemonProcess daemon(folder.path(), {"--keep-last", "1s"});
@@ -153,37 +201,9 @@ TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
   const int64_t last_ns = kept.keep().last_unix_ns();
   EXPECT_EQ(last_ns - first_ns, 200'000'000);
   EXPECT_GT(kept.keep().bytes(), 0u);
-  const uint64_t spans_kept = SpansIn(store, record->id, first_ns, last_ns);
-  EXPECT_GT(spans_kept, 1000u) << "200 ms at 20000 ops/s";
-  // The window moves on past the kept range: newer pages than it go.
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
-        return record && record->trim.before_ns > last_ns + kKeepLastNs;
-      },
-      30s))
-      << daemon.log();
-  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
-  producer->Kill(SIGTERM);
-  const auto status = producer->Wait(20s);
-  ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
-  ASSERT_TRUE(store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s)) << daemon.log();
-  // After the session's last pass too: the kept spans are all there, and
-  // nothing older than the window is stored outside the kept range but
-  // for the pages that straddle its edges.
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        record = store.SessionByPid(static_cast<uint32_t>(producer->pid()));
-        uint64_t stored = 0;
-        store.ForEachSpan(record->id, [&](const daemon::Span&) { ++stored; });
-        return stored + record->trim.spans == record->spans;
-      },
-      20s));
-  EXPECT_EQ(SpansIn(store, record->id, first_ns, last_ns), spans_kept);
-  const uint64_t old_outside =
-      SpansIn(store, record->id, 0, first_ns - kPageSpreadBoundNs - 1) +
-      SpansIn(store, record->id, last_ns + kPageSpreadBoundNs + 1, record->trim.before_ns);
-  EXPECT_EQ(old_outside, 0u);
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectKeptRangeOutlivesTheWindow(store, *producer, daemon, first_ns, last_ns,
+                                       SpansIn(store, record->id, first_ns, last_ns), &record));
   grpc::ClientContext list_context;
   v1::ListKeepsRequest list_request;
   list_request.set_session_id(record->id);
@@ -192,6 +212,79 @@ TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
   ASSERT_EQ(keeps.keeps_size(), 1);
   EXPECT_EQ(keeps.keeps(0).reason(), "integration");
   EXPECT_EQ(keeps.keeps(0).first_unix_ns(), first_ns);
+  EXPECT_EQ(daemon.Stop(), 0);
+}
+
+// A keep from the runtime: the producer calls optrace_keep("...") inside
+// one of its ops (keep_before = keep_after = 100 ms here). ListKeeps shows
+// a keep "runtime: ..." around the op, and it outlives the window.
+TEST(WindowTest, RuntimeKeep_KeepAtAnOp_KeepAroundItSurvivesTheWindowOlderSpansTrimmed) {
+  testing::TempFolder folder;
+  const std::string config = folder.path() + "/optraced.toml";
+  {
+    std::ofstream out(config);
+    out << "keep_before = \"100ms\"\nkeep_after = \"100ms\"\n";
+  }
+  DaemonProcess daemon(folder.path(), {"--keep-last", "1s", "--config", config});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  // 10000 iterations a second: the keep 2 s in, past a window's worth of
+  // spans before it.
+  auto producer = StartTestProducer(
+      {"--forever", "--rate", "20000", "--keep-at", "20000", "--keep-reason", "out of memory"});
+  const std::optional<std::string> kept = producer->WaitForLine("kept ", 60s);
+  ASSERT_TRUE(kept.has_value()) << producer->stderr_text();
+  unsigned long long op_id = 0;
+  int rc = -1;
+  ASSERT_EQ(std::sscanf(kept->c_str(), "op=%llu rc=%d", &op_id, &rc), 2) << *kept;
+  ASSERT_EQ(rc, 0);
+  ASSERT_NE(op_id, 0u);
+
+  StoreView store(daemon.db_path());
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  std::optional<daemon::SessionRecord> record;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return (record = store.SessionByPid(static_cast<uint32_t>(producer->pid()))).has_value();
+      },
+      20s));
+  v1::ListKeepsResponse keeps;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext context;
+        v1::ListKeepsRequest request;
+        request.set_session_id(record->id);
+        keeps.Clear();
+        return stub->ListKeeps(&context, request, &keeps).ok() && keeps.keeps_size() > 0;
+      },
+      20s))
+      << daemon.log();
+  ASSERT_EQ(keeps.keeps_size(), 1);
+  EXPECT_EQ(keeps.keeps(0).reason(), "runtime: out of memory");
+  const int64_t first_ns = keeps.keeps(0).first_unix_ns();
+  const int64_t last_ns = keeps.keeps(0).last_unix_ns();
+  // keep_before before the call and keep_after after it, the end cut at
+  // keep_after past the newest span stored then: a little before the call.
+  EXPECT_LE(last_ns - first_ns, 2 * kKeepAroundNs);
+  EXPECT_GT(last_ns - first_ns, 2 * kKeepAroundNs - 50'000'000);
+  std::optional<int64_t> op_start;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        store.ForEachSpan(record->id, [&](const daemon::Span& span) {
+          if (span.op_id == op_id) op_start = span.start_ns;
+        });
+        return op_start.has_value();
+      },
+      20s));
+  EXPECT_GE(*op_start, first_ns + kKeepAroundNs - 10'000'000) << "the op began just before";
+  EXPECT_LE(*op_start, first_ns + kKeepAroundNs);
+
+  ASSERT_NO_FATAL_FAILURE(ExpectKeptRangeOutlivesTheWindow(store, *producer, daemon, first_ns,
+                                                           last_ns, std::nullopt, &record));
+  grpc::ClientContext status_context;
+  v1::GetStatusResponse report;
+  ASSERT_TRUE(stub->GetStatus(&status_context, v1::GetStatusRequest(), &report).ok());
+  EXPECT_EQ(report.counters().at("keeps_recorded"), 1u);
   EXPECT_EQ(daemon.Stop(), 0);
 }
 

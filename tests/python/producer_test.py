@@ -1,6 +1,7 @@
 """Ops recorded from Python are stored exactly: counts, names, tags,
 placement, parents, source lines, threads, an op that ends on another
-thread, an op whose block raised; and the level switch from Python."""
+thread, an op whose block raised; the level switch, steps and keeps from
+Python."""
 
 import json
 import unittest
@@ -90,6 +91,23 @@ class ProducerTest(t.DaemonTestCase):
         # The daemon finds them as the session's explicit steps.
         found = self.client.steps(session.id)
         self.assertEqual((found.source, found.steps_total), ("explicit", 16))
+
+    def test_Keep_FromPython_KeepAroundTheCallListed(self):
+        report, session = self.run_producer("keep_program.py", 20)
+        self.assertEqual(set(report["errors"]), {"int", "two", "kw"})
+        for call, error in report["errors"].items():
+            with self.subTest(call=call):
+                self.assertTrue(error.startswith("TypeError"), error)
+        spans = self.stored_spans(session.id, 40)
+        self.assertEqual(len(spans), 40)
+        keeps = t.wait_until(lambda: self.client.keeps(session.id) or None)
+        self.assertIsNotNone(keeps, self.daemon.log())
+        # keep("oom") and keep() a moment apart: their windows (30 s before,
+        # 10 s after) merge into one, which covers every op.
+        self.assertEqual([k.reason for k in keeps], ["runtime: oom; runtime: keep"])
+        self.assertLessEqual(keeps[0].first_unix_ns, min(s.start_unix_ns for s in spans))
+        self.assertGreaterEqual(keeps[0].last_unix_ns, max(s.start_unix_ns for s in spans))
+        self.assertEqual(self.client.status().counters["keeps_recorded"], 2)
 
     def test_Malicious_BadArguments_RaiseWithoutRecording(self):
         report, session = self.run_producer("bad_arguments_program.py")

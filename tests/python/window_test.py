@@ -2,8 +2,10 @@
 session (--keep-last 1s): reading its stored spans, exact statistics or an
 export warns TrimmedSessionWarning, statistics from its aggregates cover
 the whole session and warn of nothing, and an untrimmed session warns of
-nothing either."""
+nothing either. set_window gives a running session its own window and
+takes it back."""
 
+import datetime
 import os
 import unittest
 import warnings
@@ -74,6 +76,32 @@ class WindowTest(t.DaemonTestCase):
             warnings.simplefilter("error", optrace.TrimmedSessionWarning)
             list(self.client.ops(session.id))
             self.client.stats(session.id, exact=True)
+
+    def test_SetWindow_OwnThenDaemons_EndedRefused(self):
+        process, session = self.start_idle(OPTRACE_LEVEL="trace")
+        daemons = self.client.session(session.id).session.window
+        self.assertFalse(daemons.own)
+        self.assertEqual(daemons.keep_last_ns, 1_000_000_000)
+        own = self.client.set_window(session.id, keep_last=datetime.timedelta(hours=1))
+        self.assertTrue(own.own)
+        self.assertEqual(own.keep_last_ns, 3600 * 10**9)
+        self.assertEqual(own.keep_last_bytes, daemons.keep_last_bytes, "a bound not given stays")
+        self.assertEqual(self.client.session(session.id).session.window.keep_last_ns,
+                         3600 * 10**9)
+        everything = self.client.set_window(session.id, keep_last=0, keep_last_bytes=0)
+        self.assertEqual((everything.keep_last_ns, everything.keep_last_bytes), (0, 0))
+        back = self.client.set_window(session.id, default=True)
+        self.assertFalse(back.own)
+        self.assertEqual(back.keep_last_ns, 1_000_000_000)
+        with self.assertRaises(ValueError):
+            self.client.set_window(session.id, keep_last=5, default=True)
+        with self.assertRaises(ValueError):
+            self.client.set_window(session.id, keep_last_bytes=-1)
+        self.stop_idle(process)
+        ended = self.ended_session(process.pid)
+        with self.assertRaisesRegex(optrace.FailedPreconditionError,
+                                    f"session {ended.id} has exited"):
+            self.client.set_window(ended.id, keep_last=10**9)
 
 
 if __name__ == "__main__":

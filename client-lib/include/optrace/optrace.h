@@ -144,6 +144,34 @@ OPTRACE_EXPORT int optrace_step(void);
  * beginning another: call it after the loop's last iteration. Returns 0. */
 OPTRACE_EXPORT int optrace_step_finish(void);
 
+/* Keeps: asks optraced to keep the trace around this moment, so that the
+ * session's rolling window never trims it: from `keep_before` (30 s by
+ * default) before the call to `keep_after` (10 s) after it, listed by
+ * `optrace keeps SESSION` with the reason "runtime: REASON". Call it when
+ * something goes wrong (an OOM, a NaN, a timeout). A keep is a mark named
+ * OPTRACE_KEEP_NAME, tagged with the reason, recorded at ERROR level: it is
+ * recorded whenever the live level is not off, and is dropped and counted
+ * as any event when its ring is full. The daemon records the keep once the
+ * mark is stored; a session without stored spans has nothing to keep.
+ * The reason is interned (once per distinct text: the string table is
+ * append-only, so prefer a fixed set of reasons over ones that carry a
+ * number). */
+#define OPTRACE_KEEP_NAME "optrace.keep"
+
+/* The longest reason optrace_keep records, in bytes; a longer one is cut
+ * to at most this many at a UTF-8 character boundary. */
+#define OPTRACE_KEEP_REASON_MAX 200
+
+/* Records a keep (see OPTRACE_KEEP_NAME) with the NUL-terminated `reason`
+ * (NULL or "" is "keep"; longer than OPTRACE_KEEP_REASON_MAX bytes is cut,
+ * and no more than that is read). Takes the string table's process-local
+ * lock (cold path; not async-signal-safe). Returns 0 (also when the level
+ * is off: nothing recorded), or -ENOSPC when the string table was full: a
+ * reason that could not be interned is recorded as "<string table full>",
+ * and when OPTRACE_KEEP_NAME itself could not be (before this process's
+ * first keep), the mark is no keep. */
+OPTRACE_EXPORT int optrace_keep(const char* reason);
+
 /* Records an instant event at `level`. Returns 0 or -EINVAL. */
 OPTRACE_EXPORT int optrace_mark(int level, uint32_t name_id, uint32_t tag_id);
 

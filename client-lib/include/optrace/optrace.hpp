@@ -10,6 +10,7 @@
 // or, for a call site written once:  OPTRACE_SCOPED_OP(op, "rms_norm");
 // A loop iteration is a step: optrace::Step (scoped) or optrace::NextStep()
 // at the top of each iteration and optrace::FinishStep() after the loop.
+// optrace::Keep("oom") when something goes wrong keeps the trace around it.
 //
 // Nothing here ever blocks, throws or aborts: when the segment cannot be
 // created or a ring is full, events are dropped and counted. When the live
@@ -84,6 +85,10 @@ inline constexpr bool kOpsCompiledIn = kCompileLevel >= Level::kTrace;
 // The name of every step op (optrace::Step, NextStep, optrace_step_begin,
 // optrace.step() in Python): what optraced's step detection looks for.
 inline constexpr std::string_view kStepName = OPTRACE_STEP_NAME;
+
+// The name of every keep mark (optrace::Keep, optrace_keep, optrace.keep()
+// in Python): what optraced turns into a keep.
+inline constexpr std::string_view kKeepName = OPTRACE_KEEP_NAME;
 
 // What kind of device an op runs on.
 enum class Target : uint8_t { kCpu = 1, kGpu = 2, kOther = 3 };
@@ -428,6 +433,29 @@ inline void Counter(OpSite& site, int64_t value, Level level = Level::kDebug) no
   if (level > kCompileLevel) return;
   detail::EmitInstant(abi::EventKind::kCounter, level, site.name_id(), 0,
                       static_cast<uint64_t>(value));
+}
+
+}  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
+
+namespace detail {
+
+// optrace_keep with a reason of any bytes (see optrace.h): cut to
+// OPTRACE_KEEP_REASON_MAX bytes at a UTF-8 boundary, "" is "keep".
+OPTRACE_EXPORT int KeepReason(std::string_view reason) noexcept;
+
+}  // namespace detail
+
+inline namespace OPTRACE_DETAIL_LEVEL_NAMESPACE {
+
+// Keeps the trace around this moment (optrace_keep): keep_before before it
+// to keep_after after it, reason "runtime: " + `reason` ("keep" when
+// empty; cut to OPTRACE_KEEP_REASON_MAX bytes at a UTF-8 boundary). A mark
+// at kError named kKeepName: recorded unless the live level is off, and
+// compiled out only with OPTRACE_COMPILE_LEVEL=off (a keep is worth having
+// where ops are compiled out, for the spans of other libraries). Interns
+// the reason (a process-local lock, cold path). Thread-safe.
+inline void Keep(std::string_view reason = {}) noexcept {
+  if constexpr (Level::kError <= kCompileLevel) detail::KeepReason(reason);
 }
 
 }  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE

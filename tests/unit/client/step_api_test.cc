@@ -13,7 +13,7 @@
 #include "optrace/optrace.h"
 #include "optrace/optrace.hpp"
 #include "optrace/reader/string_table_reader.h"
-#include "segment_reading.h"
+#include "own_segment_test.h"
 
 namespace optrace {
 namespace {
@@ -21,28 +21,7 @@ namespace {
 constexpr auto kLaunch = static_cast<uint8_t>(abi::EventKind::kLaunch);
 constexpr auto kComplete = static_cast<uint8_t>(abi::EventKind::kComplete);
 
-class StepApiTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SetLevel(Level::kTrace);
-    segment_ = testing::AttachOrFail(SegmentNameOrEmpty());
-    ASSERT_NE(segment_, nullptr);
-    drainer_ = std::make_unique<reader::SegmentDrainer>(*segment_);
-    strings_ = std::make_unique<reader::StringTableReader>(*segment_);
-    Drain();  // start from an empty view
-  }
-  void TearDown() override { SetLevel(Level::kOff); }
-
-  std::vector<abi::OpEvent> Drain() {
-    return testing::DrainAll(*drainer_, reader::DrainMode::kLive, &stats_);
-  }
-  std::string Text(uint32_t id) { return strings_->Get(id, &stats_); }
-
-  reader::ReaderStats stats_;
-  std::unique_ptr<reader::AttachedSegment> segment_;
-  std::unique_ptr<reader::SegmentDrainer> drainer_;
-  std::unique_ptr<reader::StringTableReader> strings_;
-};
+class StepApiTest : public testing::OwnSegmentTest {};
 
 // Runs `fn` on a fresh thread: fresh boundary state and scope stack.
 template <typename F>

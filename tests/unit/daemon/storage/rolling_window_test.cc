@@ -1,12 +1,14 @@
 // The rolling window: a session's oldest pages go by duration and by bytes,
 // counted on the session, with the instants of their time; pages the
 // forwarder had not sent are counted as its losses; the work per pass is
-// bounded; sessions that received no spans are left alone.
+// bounded; sessions that received no spans are left alone; a session's
+// own window replaces the daemon's.
 #include "storage/rolling_window.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,17 +55,24 @@ class RollingWindowTest : public ::testing::Test {
     return batches;
   }
 
-  // Opens the database as the store's writer does, notes `batches` and runs
-  // `passes` passes of at most `max_pages` pages each.
-  TrimTotals Enforce(WindowLimits limits, const std::vector<StoreBatch>& batches,
-                     size_t max_pages = 256, int passes = 1) {
+  // Opens the database as the store's writer does, with the daemon's window
+  // `defaults` and the own windows stored, and calls `body` with the window.
+  void WithWindow(WindowLimits defaults, const std::function<void(RollingWindow&)>& body) {
     Result<std::unique_ptr<SqliteConnection>> db =
         SqliteConnection::Open(path_, SqliteOpenMode::kReadWriteCreate, 1000);
-    EXPECT_TRUE(db.ok()) << db.status().message();
-    EXPECT_TRUE(PrepareSchema(*db.value()).ok());
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    ASSERT_TRUE(PrepareSchema(*db.value()).ok());
     Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
-    EXPECT_TRUE(trimmer.ok()) << trimmer.status().message();
-    RollingWindow window(*db.value(), *trimmer.value(), limits);
+    ASSERT_TRUE(trimmer.ok()) << trimmer.status().message();
+    RollingWindow window(*db.value(), *trimmer.value(), defaults);
+    ASSERT_TRUE(window.LoadOwnWindows().ok());
+    body(window);
+  }
+
+  // Notes `batches` and runs `passes` passes of at most `max_pages` pages
+  // each; returns what they trimmed.
+  static TrimTotals NoteAndEnforce(RollingWindow& window, const std::vector<StoreBatch>& batches,
+                                   size_t max_pages = 256, int passes = 1) {
     for (const StoreBatch& batch : batches) window.Note(batch);
     TrimTotals totals;
     for (int i = 0; i < passes; ++i) {
@@ -72,6 +81,33 @@ class RollingWindowTest : public ::testing::Test {
       if (pass.ok()) totals += pass.value();
     }
     return totals;
+  }
+
+  // NoteAndEnforce with the daemon's window `limits` and no own windows.
+  TrimTotals Enforce(WindowLimits limits, const std::vector<StoreBatch>& batches,
+                     size_t max_pages = 256, int passes = 1) {
+    TrimTotals totals;
+    WithWindow(limits, [&](RollingWindow& window) {
+      totals = NoteAndEnforce(window, batches, max_pages, passes);
+    });
+    return totals;
+  }
+
+  // Waits up to 20 s for `store`'s window to have trimmed `spans`: its pass
+  // follows each commit, and the last one may still run after Flush.
+  static void WaitForTrimmedByWindow(SpanStore& store, uint64_t spans) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (store.GetStatus().spans_trimmed_by_window < spans &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  SessionWindow WindowOf(SessionId session) {
+    auto reader = OpenReader(path_);
+    Result<std::optional<SessionRecord>> record = reader->GetSession(session);
+    EXPECT_TRUE(record.ok() && record.value()) << "session " << session;
+    return record.ok() && record.value() ? record.value()->window : SessionWindow{};
   }
 
   // The first start of every page of session 1, in seconds, oldest first.
@@ -161,6 +197,78 @@ TEST_F(RollingWindowTest, Disabled_NothingTrimmed) {
   EXPECT_EQ(PageStarts().size(), kPages);
 }
 
+// A session's own window replaces the daemon's: narrower when the daemon
+// keeps everything, stored in its row, and in force after a restart.
+TEST_F(RollingWindowTest, OwnWindow_DaemonKeepsAll_SessionTrimmedToItsOwnAcrossRestart) {
+  const std::vector<StoreBatch> batches = WriteSession();
+  const WindowLimits own{.keep_last_ns = 35 * kSecond};
+  WithWindow({}, [&](RollingWindow& window) {
+    Result<WindowLimits> set = window.SetOwn(1, own);
+    ASSERT_TRUE(set.ok()) << set.status().message();
+    EXPECT_EQ(set.value(), own);
+    EXPECT_EQ(window.LimitsOf(1), own);
+    EXPECT_EQ(window.LimitsOf(2), WindowLimits{}) << "other sessions keep the daemon's";
+    EXPECT_EQ(NoteAndEnforce(window, {}).pages, 6u) << "setting it notes the session";
+  });
+  EXPECT_EQ(PageStarts(), (std::vector<std::string>{"60", "70", "80", "90"}));
+  EXPECT_EQ(WindowOf(1), (SessionWindow{.overridden = true, .limits = own}));
+  WithWindow({}, [&](RollingWindow& window) { EXPECT_EQ(window.LimitsOf(1), own); });
+}
+
+// keep_last 0 of a session's own keeps all it stores under a daemon window;
+// back to the daemon's (nullopt), the daemon's window trims it again.
+TEST_F(RollingWindowTest, OwnWindow_KeepAllThenDefault_DaemonWindowOnlyAfterReset) {
+  const std::vector<StoreBatch> batches = WriteSession();
+  const WindowLimits daemon{.keep_last_ns = 35 * kSecond};
+  WithWindow(daemon, [&](RollingWindow& window) {
+    ASSERT_TRUE(window.SetOwn(1, WindowLimits{}).ok());
+    EXPECT_EQ(NoteAndEnforce(window, batches).pages, 0u);
+    EXPECT_EQ(PageStarts().size(), kPages);
+    Result<WindowLimits> reset = window.SetOwn(1, std::nullopt);
+    ASSERT_TRUE(reset.ok()) << reset.status().message();
+    EXPECT_EQ(reset.value(), daemon);
+    EXPECT_EQ(NoteAndEnforce(window, {}).pages, 6u);
+  });
+  EXPECT_EQ(WindowOf(1), SessionWindow{});
+}
+
+TEST_F(RollingWindowTest, SetOwn_NoSuchOrEndedSession_RefusedNamingIt) {
+  WriteSession();
+  {
+    auto store = SpanStore::Open({.db_path = path_});
+    ASSERT_TRUE(store.ok());
+    StoreBatch ended;
+    ended.sequence = 1;
+    ended.sessions = {MakeSession(2, SessionState::kExited)};
+    ASSERT_TRUE(store.value()->Submit(ended));
+    ASSERT_TRUE(store.value()->Flush(10'000));
+  }
+  WithWindow({}, [&](RollingWindow& window) {
+    Result<WindowLimits> missing = window.SetOwn(9, WindowLimits{.keep_last_ns = kSecond});
+    EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+    EXPECT_EQ(missing.status().message(), "no session 9");
+    Result<WindowLimits> ended = window.SetOwn(2, WindowLimits{.keep_last_ns = kSecond});
+    EXPECT_EQ(ended.status().code(), Status::Code::kFailedPrecondition);
+    EXPECT_EQ(ended.status().message(), "session 2 has exited: its window no longer moves");
+  });
+  EXPECT_EQ(WindowOf(2), SessionWindow{});
+}
+
+// Once a session with its own window ends, it is brought within it one
+// last time, then the window forgets it (its row keeps the setting).
+TEST_F(RollingWindowTest, OwnWindow_SessionEnds_BroughtWithinThenForgotten) {
+  WriteSession();
+  const WindowLimits own{.keep_last_ns = 35 * kSecond};
+  WithWindow({}, [&](RollingWindow& window) {
+    ASSERT_TRUE(window.SetOwn(1, own).ok());
+    StoreBatch ended;
+    ended.sessions = {MakeSession(1, SessionState::kExited)};
+    EXPECT_EQ(NoteAndEnforce(window, {ended}).pages, 6u);
+    EXPECT_EQ(window.LimitsOf(1), WindowLimits{});
+  });
+  EXPECT_EQ(WindowOf(1).limits, own);
+}
+
 // The forwarder has sent the pages up to the third: the other trimmed
 // pages are lost to it, counted as retention's losses are.
 TEST_F(RollingWindowTest, ForwardCursor_UnsentPagesTrimmed_CountedLostToForwarder) {
@@ -190,17 +298,40 @@ TEST_F(RollingWindowTest, Store_KeepLast_TrimsAsBatchesCommitAndCounts) {
     ASSERT_TRUE(store.value()->Submit(std::move(batch)));
   }
   ASSERT_TRUE(store.value()->Flush(20'000));
-  // The window's pass follows each commit: the last one may still run.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (store.value()->GetStatus().spans_trimmed_by_window < 6 * kSpansPerPage &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  WaitForTrimmedByWindow(*store.value(), 6 * kSpansPerPage);
   const StoreStatus status = store.value()->GetStatus();
   EXPECT_EQ(status.spans_trimmed_by_window, 6 * kSpansPerPage);
   EXPECT_EQ(status.write_errors, 0u) << status.last_error;
   EXPECT_EQ(PageStarts(), (std::vector<std::string>{"60", "70", "80", "90"}));
   EXPECT_EQ(TrimOf(1).spans, 6 * kSpansPerPage) << "a batch's record leaves the trim alone";
+}
+
+// SetWindow reaches the writer between batches; later batches' records
+// leave the session's own window alone, and the window trims by it.
+TEST_F(RollingWindowTest, Store_SetWindow_TrimsByTheSessionsOwnAsBatchesCommit) {
+  Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto submit = [&](size_t i) {
+    StoreBatch batch;
+    batch.sequence = i + 1;
+    batch.sessions = {MakeSession(1)};
+    batch.spans = {
+        {1, SpanRun(1 + i * kSpansPerPage, static_cast<int64_t>(i) * 10 * kSecond, kSpansPerPage)}};
+    ASSERT_TRUE(store.value()->Submit(std::move(batch)));
+  };
+  submit(0);
+  ASSERT_TRUE(store.value()->Flush(20'000));
+  const WindowLimits own{.keep_last_ns = 35 * kSecond};
+  Result<WindowLimits> set = store.value()->SetWindow(1, own, 10'000);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set.value(), own);
+  for (size_t i = 1; i < kPages; ++i) submit(i);
+  ASSERT_TRUE(store.value()->Flush(20'000));
+  WaitForTrimmedByWindow(*store.value(), 6 * kSpansPerPage);
+  EXPECT_EQ(store.value()->GetStatus().spans_trimmed_by_window, 6 * kSpansPerPage);
+  EXPECT_EQ(PageStarts(), (std::vector<std::string>{"60", "70", "80", "90"}));
+  EXPECT_EQ(WindowOf(1), (SessionWindow{.overridden = true, .limits = own}));
+  EXPECT_EQ(store.value()->SetWindow(7, own, 10'000).status().code(), Status::Code::kNotFound);
 }
 
 }  // namespace

@@ -67,9 +67,10 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
                "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, spans_trimmed, "
-               "instants_trimmed, trimmed_before_ns");
-  EXPECT_EQ(kSessionColumnCount, 26);
-  EXPECT_EQ(kSessionTrimColumnCount, 3);
+               "instants_trimmed, trimmed_before_ns, window_overridden, window_keep_last_ns, "
+               "window_keep_last_bytes");
+  EXPECT_EQ(kSessionColumnCount, 29);
+  EXPECT_EQ(kSessionStoreColumnCount, 6);
   EXPECT_STREQ(kSessionDrainColumns,
                "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
@@ -89,30 +90,32 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
 
 TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   // Every field a different value, so that two swapped columns differ.
-  const SessionRecord written{.id = 1,
-                              .segment_name = "segment",
-                              .pid = 2,
-                              .uid = 3,
-                              .executable = "executable",
-                              .command_line = "command line",
-                              .label = "label",
-                              .start_ns = -4,
-                              .end_ns = 5,
-                              .state = SessionState::kCrashed,
-                              .events = 6,
-                              .spans = 7,
-                              .instants = 8,
-                              .open_ops = 9,
-                              .dropped_ring_full = 10,
-                              .dropped_no_ring = 11,
-                              .dropped_shed = 12,
-                              .dropped_daemon_restart = 13,
-                              .dropped_invalid = 14,
-                              .strings_dropped = 15,
-                              .names_capped = 16,
-                              .full_ring_wait_ns = 20,
-                              .full_ring_wait_timeouts = 21,
-                              .trim = {.spans = 17, .instants = 18, .before_ns = -19}};
+  const SessionRecord written{
+      .id = 1,
+      .segment_name = "segment",
+      .pid = 2,
+      .uid = 3,
+      .executable = "executable",
+      .command_line = "command line",
+      .label = "label",
+      .start_ns = -4,
+      .end_ns = 5,
+      .state = SessionState::kCrashed,
+      .events = 6,
+      .spans = 7,
+      .instants = 8,
+      .open_ops = 9,
+      .dropped_ring_full = 10,
+      .dropped_no_ring = 11,
+      .dropped_shed = 12,
+      .dropped_daemon_restart = 13,
+      .dropped_invalid = 14,
+      .strings_dropped = 15,
+      .names_capped = 16,
+      .full_ring_wait_ns = 20,
+      .full_ring_wait_timeouts = 21,
+      .trim = {.spans = 17, .instants = 18, .before_ns = -19},
+      .window = {.overridden = true, .limits = {.keep_last_ns = 22, .keep_last_bytes = 23}}};
   SqliteStatement insert = CreateRows(kSessionColumns, kSessionColumnCount);
   BindSessionRecord(insert, 1, written);
   ASSERT_TRUE(insert.Run().ok());
@@ -143,11 +146,13 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   EXPECT_EQ(r.full_ring_wait_ns, 20u);
   EXPECT_EQ(r.full_ring_wait_timeouts, 21u);
   EXPECT_EQ(r.trim, written.trim);
-  EXPECT_EQ(StoredValues(kSessionColumns),
-            (std::vector<std::string>{
-                "1",       "segment", "2",  "3",  "executable", "command line", "label", "-4", "5",
-                "crashed", "6",       "7",  "8",  "9",          "10",           "11",    "12", "13",
-                "14",      "15",      "16", "20", "21",         "17",           "18",    "-19"}));
+  EXPECT_EQ(r.window, written.window);
+  EXPECT_EQ(
+      StoredValues(kSessionColumns),
+      (std::vector<std::string>{
+          "1",  "segment", "2",  "3",  "executable", "command line", "label", "-4", "5",  "crashed",
+          "6",  "7",       "8",  "9",  "10",         "11",           "12",    "13", "14", "15",
+          "16", "20",      "21", "17", "18",         "-19",          "1",     "22", "23"}));
 }
 
 TEST_F(RowMappingTest, Malicious_UnknownSessionState_ErrorNamesColumn) {

@@ -73,6 +73,10 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 10:
+        return {"ALTER TABLE sessions DROP COLUMN window_keep_last_bytes",
+                "ALTER TABLE sessions DROP COLUMN window_keep_last_ns",
+                "ALTER TABLE sessions DROP COLUMN window_overridden"};
       case 9:
         return {"ALTER TABLE op_aggregates DROP COLUMN self_ns"};
       case 8:
@@ -920,6 +924,16 @@ TEST_F(SpanStoreTest, Open_Version8Database_AggregatesSelfTimeIsTheirTotal) {
   EXPECT_EQ(QueryColumn(path_, "SELECT self_ns FROM op_aggregates WHERE session_id = 1"),
             std::vector<std::string>{"1300"});
   EXPECT_EQ(IntegrityCheck(path_), "ok");
+}
+
+// A database of schema version 9, before sessions had windows of their
+// own: migrated, its sessions on the daemon's window; a window set after
+// the migration is stored.
+TEST_F(SpanStoreTest, Open_Version9Database_SessionsOnTheDaemonsWindow) {
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord own = MakeSession(2);
+  own.window = {.overridden = true, .limits = {.keep_last_ns = 30'000'000'000}};
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 9, before, own));
 }
 
 }  // namespace
