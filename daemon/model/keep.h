@@ -20,6 +20,8 @@ struct KeepRequest {
   int64_t last_ns = 0;
   int64_t last_duration_ns = 0;
   std::string reason;  // why, as a person reads it ("crash", "slow: step")
+
+  bool operator==(const KeepRequest&) const = default;
 };
 
 // One stored keep: a closed range [first_ns, last_ns] of span start times.

@@ -1,6 +1,5 @@
 #include "query/step_judgement.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -28,36 +27,12 @@ Result<v1::StepRules> CompleteStepRules(const v1::StepRules& rules, const char* 
   return complete;
 }
 
-uint64_t MedianOf(std::span<uint64_t> values) {
-  if (values.empty()) return 0;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const uint64_t upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const uint64_t lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return lower + (upper - lower) / 2;
-}
-
 std::vector<StepVerdict> JudgeSteps(std::span<const uint64_t> durations,
                                     const v1::StepRules& rules) {
-  std::vector<StepVerdict> verdicts(durations.size());
-  const size_t warmup = std::min<size_t>(rules.warmup(), durations.size());
-  std::vector<uint64_t> window;
-  for (size_t i = 0; i < durations.size(); ++i) {
-    StepVerdict& verdict = verdicts[i];
-    if (i < warmup) {
-      verdict.warmup = true;
-      continue;
-    }
-    const size_t first = std::max(warmup, i >= rules.window() ? i - rules.window() : size_t{0});
-    window.assign(durations.begin() + static_cast<std::ptrdiff_t>(first),
-                  durations.begin() + static_cast<std::ptrdiff_t>(i));
-    verdict.baseline_ns = MedianOf(window);
-    verdict.slow =
-        !window.empty() && static_cast<double>(durations[i]) >
-                               rules.slow_factor() * static_cast<double>(verdict.baseline_ns);
-  }
+  RollingStepJudge judge({rules.slow_factor(), rules.window(), rules.warmup()});
+  std::vector<StepVerdict> verdicts;
+  verdicts.reserve(durations.size());
+  for (uint64_t duration : durations) verdicts.push_back(judge.Next(duration));
   return verdicts;
 }
 

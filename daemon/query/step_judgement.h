@@ -8,40 +8,25 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/step_judge.h"  // StepVerdict, MedianOf and the defaults
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
 
-// The defaults of v1::StepRules, and the largest window allowed.
-inline constexpr double kDefaultSlowFactor = 1.5;
-inline constexpr uint32_t kDefaultStepWindow = 20;
-inline constexpr uint32_t kMaxStepWindow = 1000;
-inline constexpr uint32_t kDefaultWarmupSteps = 3;
-
-// `rules` with each unset field's default filled in, or kInvalidArgument
+// `rules` with each unset field's default (kDefaultSlowFactor, ...) filled in, or kInvalidArgument
 // naming the field (`field` is its path in the request, e.g. "rules"): a
 // slow factor below 1 or not a number, a window past kMaxStepWindow.
 Result<v1::StepRules> CompleteStepRules(const v1::StepRules& rules, const char* field);
-
-// What one step was judged to be.
-struct StepVerdict {
-  bool warmup = false;
-  bool slow = false;
-  uint64_t baseline_ns = 0;  // the median it was judged by; 0 when none
-};
 
 // The verdicts of steps of `durations` (in step order) under complete
 // `rules`: the first `warmup` steps are warm-up; each later step's
 // baseline is the median of the durations of up to `window` non-warm-up
 // steps before it (slow ones included: the median shrugs them off), and
-// it is slow when longer than slow_factor times that. The first step after
-// warm-up has no baseline and is never slow. Thread rules: pure.
+// it is slow when longer than slow_factor times that (RollingStepJudge).
+// The first step after warm-up has no baseline and is never slow.
+// Thread rules: pure.
 std::vector<StepVerdict> JudgeSteps(std::span<const uint64_t> durations,
                                     const v1::StepRules& rules);
-
-// The median of `values` (the mean of the middle two when their count is
-// even, rounded down); 0 for none. May reorder `values`. Thread rules: pure.
-uint64_t MedianOf(std::span<uint64_t> values);
 
 }  // namespace optrace::daemon
 

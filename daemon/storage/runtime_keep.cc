@@ -22,24 +22,12 @@ int64_t Moved(int64_t ts_ns, int64_t delta_ns) {
 Result<std::unique_ptr<RuntimeKeeps>> RuntimeKeeps::Create(SqliteConnection& db,
                                                            int64_t keep_before_ns,
                                                            int64_t keep_after_ns) {
-  std::unique_ptr<RuntimeKeeps> keeps(new RuntimeKeeps(keep_before_ns, keep_after_ns));
+  Result<KnownStringIds> name = KnownStringIds::Load(db, {std::string(kRuntimeKeepName)});
+  if (!name.ok()) return name.status();
   Result<SqliteStatement> select_text = db.Prepare("SELECT text FROM strings WHERE id = ?");
   if (!select_text.ok()) return select_text.status();
-  keeps->select_text_ = std::move(select_text).value();
-  Result<SqliteStatement> select_id = db.Prepare("SELECT id FROM strings WHERE text = ?");
-  if (!select_id.ok()) return select_id.status();
-  select_id->BindText(1, kRuntimeKeepName);
-  Result<bool> row = select_id->Step();
-  if (!row.ok()) return row.status();
-  if (row.value()) keeps->name_id_ = select_id->ColumnUint64(0);
-  return keeps;
-}
-
-void RuntimeKeeps::NoteStrings(std::span<const std::pair<StringId, std::string>> strings) {
-  if (name_id_ != 0) return;  // one text has one id for the life of the database
-  for (const auto& [id, text] : strings) {
-    if (text == kRuntimeKeepName) name_id_ = id;
-  }
+  return std::unique_ptr<RuntimeKeeps>(new RuntimeKeeps(
+      keep_before_ns, keep_after_ns, std::move(name).value(), std::move(select_text).value()));
 }
 
 std::string RuntimeKeeps::Reason(StringId tag) {
@@ -53,14 +41,15 @@ std::string RuntimeKeeps::Reason(StringId tag) {
 }
 
 std::vector<KeepRequest> RuntimeKeeps::Keeps(const StoreBatch& batch) {
-  NoteStrings(batch.new_strings);
+  name_.Note(batch.new_strings);
   std::vector<KeepRequest> keeps;
-  if (name_id_ == 0) return keeps;
+  const StringId name_id = name_.id(0);
+  if (name_id == 0) return keeps;
   std::vector<StringId> tags;  // tags[i]: the tag of keeps[i]
   for (const SessionInstants& entry : batch.instants) {
     const size_t first_of_session = keeps.size();
     for (const Instant& instant : entry.instants) {
-      if (instant.name != name_id_ || instant.kind != kMark) [[likely]]
+      if (instant.name != name_id || instant.kind != kMark) [[likely]]
         continue;
       const int64_t first_ns = Moved(instant.ts_ns, -keep_before_ns_);
       const int64_t last_ns = Moved(instant.ts_ns, keep_after_ns_);

@@ -18,6 +18,7 @@
 #include "model/keep.h"
 #include "model/store_batch.h"
 #include "optrace/optrace.h"
+#include "storage/known_string_ids.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
 
@@ -51,16 +52,18 @@ class RuntimeKeeps {
   std::vector<KeepRequest> Keeps(const StoreBatch& batch);
 
  private:
-  RuntimeKeeps(int64_t keep_before_ns, int64_t keep_after_ns)
-      : keep_before_ns_(keep_before_ns), keep_after_ns_(keep_after_ns) {}
-  // Learns the id of kRuntimeKeepName from dictionary entries.
-  void NoteStrings(std::span<const std::pair<StringId, std::string>> strings);
+  RuntimeKeeps(int64_t keep_before_ns, int64_t keep_after_ns, KnownStringIds name,
+               SqliteStatement select_text)
+      : keep_before_ns_(keep_before_ns),
+        keep_after_ns_(keep_after_ns),
+        name_(std::move(name)),
+        select_text_(std::move(select_text)) {}
   // The reason of a keep mark tagged `tag`.
   std::string Reason(StringId tag);
 
   const int64_t keep_before_ns_;
   const int64_t keep_after_ns_;
-  StringId name_id_ = 0;  // 0 while the dictionary has no kRuntimeKeepName
+  KnownStringIds name_;  // of kRuntimeKeepName
   SqliteStatement select_text_;
 };
 

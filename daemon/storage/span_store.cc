@@ -18,14 +18,12 @@
 #include "common/clock_now.h"
 #include "common/this_thread.h"
 #include "storage/batch_writer.h"
-#include "storage/crash_keep.h"
 #include "storage/database_files.h"
 #include "storage/keep_recorder.h"
-#include "storage/latency_keep.h"
+#include "storage/keep_triggers.h"
 #include "storage/page_trimmer.h"
 #include "storage/retention.h"
 #include "storage/rolling_window.h"
-#include "storage/runtime_keep.h"
 #include "storage/schema.h"
 #include "storage/span_reader.h"
 #include "storage/sqlite_connection.h"
@@ -65,15 +63,14 @@ class SqliteSpanStore final : public SpanStore {
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
                   std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
-                  std::unique_ptr<LatencyKeepRules> latency, std::unique_ptr<RuntimeKeeps> runtime,
-                  std::unique_ptr<PageTrimmer> trimmer, std::unique_ptr<RollingWindow> window,
-                  std::unique_ptr<Retention> retention, uint64_t db_bytes)
+                  std::unique_ptr<KeepTriggers> triggers, std::unique_ptr<PageTrimmer> trimmer,
+                  std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
+                  uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         writer_(std::move(writer)),
         keeps_(std::move(keeps)),
-        latency_(std::move(latency)),
-        runtime_(std::move(runtime)),
+        triggers_(std::move(triggers)),
         trimmer_(std::move(trimmer)),
         window_(std::move(window)),
         retention_(std::move(retention)) {
@@ -133,11 +130,10 @@ class SqliteSpanStore final : public SpanStore {
   const std::unique_ptr<SqliteConnection> db_;
   const std::unique_ptr<BatchWriter> writer_;
   const std::unique_ptr<KeepRecorder> keeps_;
-  const std::unique_ptr<LatencyKeepRules> latency_;  // never null; empty without rules
-  const std::unique_ptr<RuntimeKeeps> runtime_;      // never null
-  const std::unique_ptr<PageTrimmer> trimmer_;       // the window and retention borrow it
-  const std::unique_ptr<RollingWindow> window_;      // never null; trims nothing without windows
-  const std::unique_ptr<Retention> retention_;       // null without a policy
+  const std::unique_ptr<KeepTriggers> triggers_;  // crash, latency, runtime, slow step
+  const std::unique_ptr<PageTrimmer> trimmer_;    // the window and retention borrow it
+  const std::unique_ptr<RollingWindow> window_;   // never null; trims nothing without windows
+  const std::unique_ptr<Retention> retention_;    // null without a policy
   Clock::time_point next_retention_ = Clock::time_point::min();
 
   mutable std::mutex mu_;
@@ -294,12 +290,7 @@ void SqliteSpanStore::WriterLoop() {
     // Before the window's next pass, which would trim what they keep. A
     // crash keep refused over a budget is counted; writing goes on either way.
     if (written.ok()) {
-      for (const KeepRequest& keep : CrashKeeps(batch, options_.keep_before_ns)) RecordKeep(keep);
-      if (!latency_->empty()) {
-        latency_->NoteStrings(batch.new_strings);
-        for (const KeepRequest& keep : latency_->Keeps(batch)) RecordKeep(keep);
-      }
-      for (const KeepRequest& keep : runtime_->Keeps(batch)) RecordKeep(keep);
+      for (const KeepRequest& keep : triggers_->Keeps(batch)) RecordKeep(keep);
     }
     lock.lock();
     if (written.ok() || !WorthRetrying(written)) {
@@ -390,25 +381,6 @@ Status ConfigureWriter(SqliteConnection& db) {
   return db.Exec("PRAGMA journal_size_limit = " + std::to_string(kJournalSizeLimitBytes));
 }
 
-// Tells `latency` the ids of the rule strings already in the dictionary.
-Status ResolveStoredStrings(SqliteConnection& db, LatencyKeepRules* latency) {
-  if (latency->empty()) return Status::Ok();
-  Result<SqliteStatement> select = db.Prepare("SELECT id FROM strings WHERE text = ?");
-  if (!select.ok()) return select.status();
-  for (const std::string& text : latency->RuleStrings()) {
-    select->BindText(1, text);
-    std::vector<std::pair<StringId, std::string>> found;
-    while (true) {
-      Result<bool> row = select->Step();
-      if (!row.ok()) return row.status();
-      if (!row.value()) break;
-      found.emplace_back(select->ColumnUint64(0), text);
-    }
-    latency->NoteStrings(found);
-  }
-  return Status::Ok();
-}
-
 Status CheckOptions(const StoreOptions& options) {
   if (options.db_path.empty()) return Status::InvalidArgument("store: db_path is empty");
   if (options.max_queued_batches == 0) {
@@ -461,13 +433,9 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
                           .max_ahead_ns = options.keep_after_ns};
   Result<std::unique_ptr<KeepRecorder>> keeps = KeepRecorder::Create(*db.value(), budget);
   if (!keeps.ok()) return keeps.status();
-  auto latency = std::make_unique<LatencyKeepRules>(options.keep_rules, options.keep_before_ns,
-                                                    options.keep_after_ns);
-  Status resolved = ResolveStoredStrings(*db.value(), latency.get());
-  if (!resolved.ok()) return resolved;
-  Result<std::unique_ptr<RuntimeKeeps>> runtime =
-      RuntimeKeeps::Create(*db.value(), options.keep_before_ns, options.keep_after_ns);
-  if (!runtime.ok()) return runtime.status();
+  Result<std::unique_ptr<KeepTriggers>> triggers = KeepTriggers::Create(
+      *db.value(), {options.keep_before_ns, options.keep_after_ns, options.keep_rules});
+  if (!triggers.ok()) return triggers.status();
   const RetentionPolicy policy{options.retention_max_bytes, options.retention_max_age_ns,
                                options.uid_max_bytes};
   Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
@@ -488,8 +456,8 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   try {
     return std::unique_ptr<SpanStore>(new SqliteSpanStore(
         options, std::move(db).value(), std::move(writer).value(), std::move(keeps).value(),
-        std::move(latency), std::move(runtime).value(), std::move(trimmer).value(),
-        std::move(window), std::move(retention), bytes.value()));
+        std::move(triggers).value(), std::move(trimmer).value(), std::move(window),
+        std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

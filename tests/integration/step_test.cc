@@ -2,7 +2,8 @@
 // running `--steps` through each of liboptrace's step APIs (optrace::Step,
 // optrace_step_begin/end, the optrace_step boundary), read back from the
 // daemon's database: one OK optrace.step span per step, steps one after
-// another, and the step's ops nested under it.
+// another, and the step's ops nested under it; GetSteps and ExplainStep
+// over them; and a slow step kept by the store as it commits.
 #include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
 
@@ -189,6 +190,44 @@ TEST_P(StepTest, FiveSteps_GetStepsFlagsTheSlowOneAndExplainStepNamesItsOp) {
   EXPECT_EQ(why.ops(0).name(), "slow_only");
   EXPECT_TRUE(why.ops(0).only_in_step());
   EXPECT_GE(why.extra_ns(), kSlowOnlySleepNs / 2);
+}
+
+// Issue 26: a slow step keeps its time as it is stored, judged by the
+// default rules (3 warm-up steps, 1.5x the median of the steps before).
+// Steady steps stretched by a loaded machine may be kept too; the slow one
+// must be.
+TEST(SlowStepKeepTest, EightSteps_SlowSeventhKeptAsItCommits) {
+  testing::TempFolder folder;
+  DaemonProcess daemon(folder.path());
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--steps", "8", "--slow-step", "7"});
+  const auto exited = producer->Wait(30s);
+  ASSERT_TRUE(exited && exited->exited && exited->code == 0) << producer->stderr_text();
+  const auto session =
+      testing::WaitForStoredSession(daemon.db_path(), static_cast<uint32_t>(producer->pid()), 20s);
+  ASSERT_TRUE(session.has_value()) << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  v1::ListKeepsRequest request;
+  request.set_session_id(session->record.id);
+  v1::ListKeepsResponse keeps;
+  grpc::ClientContext context;
+  const grpc::Status status = stub->ListKeeps(&context, request, &keeps);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::vector<const Span*> steps = session->SpansNamed(std::string(kStepName));
+  ASSERT_EQ(steps.size(), 8u);
+  std::sort(steps.begin(), steps.end(),
+            [](const Span* a, const Span* b) { return a->start_ns < b->start_ns; });
+  const Span& seventh = *steps[6];
+  bool kept = false;
+  for (const v1::Keep& keep : keeps.keeps()) {
+    if (keep.reason().find("slow step 7 (") == std::string::npos) continue;
+    kept = true;
+    EXPECT_LE(keep.first_unix_ns(), seventh.start_ns);
+    EXPECT_GE(keep.last_unix_ns(), EndOf(seventh));
+    EXPECT_GT(keep.bytes(), 0u);
+  }
+  EXPECT_TRUE(kept) << keeps.DebugString();
 }
 
 // The test's name is the API's: StepApis/StepTest.X/cxx, .../c, .../boundary.
