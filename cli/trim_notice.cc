@@ -15,9 +15,15 @@ bool WasTrimmed(const v1::Session& session) {
 
 std::string TrimNotice(const v1::Session& session) {
   if (!WasTrimmed(session)) return "";
+  const std::string but_kept =
+      session.keeps_before_trim() == 0
+          ? std::string()
+          : fmt::format(" but for {} kept range{} (optrace keeps {})", session.keeps_before_trim(),
+                        session.keeps_before_trim() == 1 ? "" : "s", session.id());
   return fmt::format(
-      "session {} trimmed before {}: spans older than that are not stored ({} spans trimmed)",
-      session.id(), FormatWallTime(session.trimmed_before_unix_ns()), session.spans_trimmed());
+      "session {} trimmed before {}: spans older than that are not stored{} ({} spans trimmed)",
+      session.id(), FormatWallTime(session.trimmed_before_unix_ns()), but_kept,
+      session.spans_trimmed());
 }
 
 void PrintTrimNotice(const v1::Session& session) {

@@ -16,8 +16,9 @@ namespace optrace::cli {
 bool WasTrimmed(const v1::Session& session);
 
 // "session 3 trimmed before 2026-12-02 00:10:01.250: spans older than that
-// are not stored (120000 spans trimmed)", or "" when nothing of `session`
-// was trimmed.
+// are not stored (120000 spans trimmed)", with " but for 2 kept ranges
+// (optrace keeps 3)" before the count when older keeps remain; "" when
+// nothing of `session` was trimmed.
 std::string TrimNotice(const v1::Session& session);
 
 // Prints TrimNotice as one "optrace: ..." line on stderr, when there is one.

@@ -57,12 +57,28 @@ constexpr size_t kMaxKeepRequestReasonBytes = 200;
 // A SetWindow waits this long for the store's writer, as a KeepRange does.
 constexpr int kSetWindowTimeoutMs = kKeepTimeoutMs;
 
-// `record` as a Session message with the window in force for it: its own,
-// else the daemon's `daemon_window`.
-void SessionToProto(const SessionRecord& record, const WindowLimits& daemon_window,
-                    v1::Session* out) {
+// The keeps of a trimmed session that start before its trim: their spans
+// are stored although older. 0 when it was not trimmed, or the keeps
+// cannot be read (the session is worth answering without them).
+uint32_t KeepsBeforeTrim(SpanReader& reader, const SessionRecord& record) {
+  if (record.trim.before_ns == 0) return 0;
+  Result<std::vector<KeepRecord>> keeps = reader.Keeps(record.id);
+  if (!keeps.ok()) {
+    LogWarning("session {}: keeps not read: {}", record.id, keeps.status().message());
+    return 0;
+  }
+  return static_cast<uint32_t>(
+      std::count_if(keeps->begin(), keeps->end(),
+                    [&](const KeepRecord& keep) { return keep.first_ns < record.trim.before_ns; }));
+}
+
+// `record` as a Session message with the window in force for it (its own,
+// else the daemon's `daemon_window`) and the keeps older than its trim.
+void SessionToProto(SpanReader& reader, const SessionRecord& record,
+                    const WindowLimits& daemon_window, v1::Session* out) {
   ToProto(record, out);
   if (!record.window.overridden) ToProto(daemon_window, false, out->mutable_window());
+  out->set_keeps_before_trim(KeepsBeforeTrim(reader, record));
 }
 
 grpc::Status DrainBusy() {
@@ -245,7 +261,7 @@ grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
         static_cast<uint32_t>(response->sessions_size()) >= request->limit())
       break;
     v1::Session* out = response->add_sessions();
-    SessionToProto(r, ctx_.window, out);
+    SessionToProto(*reader.value(), r, ctx_.window, out);
     if (!producers) continue;
     for (const LiveProducer& p : *producers) {
       if (p.record.id != r.id) continue;
@@ -253,7 +269,7 @@ grpc::Status OpTraceService::ListSessions(grpc::ServerContext* ctx,
       // trimmed, and the session's own window, only the store knows.
       SessionRecord live = p.record;
       CopyStoreKept(r, &live);
-      SessionToProto(live, ctx_.window, out);
+      SessionToProto(*reader.value(), live, ctx_.window, out);
       out->set_live_level(LevelToProto(p.live));
     }
   }
@@ -266,14 +282,16 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
   const Caller caller = ctx_.callers->Identify(*ctx);
   SessionRecord record;
   if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
-  SessionToProto(record, ctx_.window, response->mutable_session());
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  SessionToProto(*reader.value(), record, ctx_.window, response->mutable_session());
   if (record.state == SessionState::kRunning) {
     if (const auto producers = ctx_.drain->LiveProducers()) {
       for (const LiveProducer& p : *producers) {
         if (p.record.id != record.id) continue;
         SessionRecord live = p.record;  // fresher than the store, but for what it keeps
         CopyStoreKept(record, &live);
-        SessionToProto(live, ctx_.window, response->mutable_session());
+        SessionToProto(*reader.value(), live, ctx_.window, response->mutable_session());
         response->mutable_session()->set_live_level(LevelToProto(p.live));
       }
     }
@@ -288,8 +306,6 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
     }
   }
   // Ended: the ops it left open are its incomplete spans.
-  auto reader = ThreadReader(ctx_.db_path);
-  if (!reader.ok()) return ToGrpc(reader.status());
   v1::QueryOpsRequest query;
   query.set_session_id(record.id);
   query.mutable_filter()->set_status(v1::SPAN_STATUS_INCOMPLETE);

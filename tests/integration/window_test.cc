@@ -212,6 +212,14 @@ TEST(WindowTest, KeepRange_ProducerRuns_KeptRangeSurvivesTheWindow) {
   ASSERT_EQ(keeps.keeps_size(), 1);
   EXPECT_EQ(keeps.keeps(0).reason(), "integration");
   EXPECT_EQ(keeps.keeps(0).first_unix_ns(), first_ns);
+  // What the trim notices say: the session was trimmed past the keep.
+  grpc::ClientContext get_context;
+  v1::GetSessionRequest get_request;
+  get_request.set_session_id(record->id);
+  v1::GetSessionResponse got;
+  ASSERT_TRUE(stub->GetSession(&get_context, get_request, &got).ok());
+  EXPECT_GT(got.session().trimmed_before_unix_ns(), last_ns);
+  EXPECT_EQ(got.session().keeps_before_trim(), 1u);
   EXPECT_EQ(daemon.Stop(), 0);
 }
 
