@@ -78,6 +78,7 @@ install(FILES "${_optrace_deploy}/systemd/listen-tcp.conf"
               "${_optrace_deploy}/systemd/metrics-listen.conf"
               "${_optrace_deploy}/prometheus/prometheus.yml"
               "${_optrace_deploy}/prometheus/optrace-alerts.yml"
+              "${_optrace_deploy}/grafana/optrace-dashboard.json"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples" COMPONENT optrace)
 
 # ---- liboptrace for other projects: CMake package and pkg-config ----------

@@ -2,12 +2,14 @@
 Prometheus (Debian's /usr/bin/prometheus, scrape interval 1 s, its own data
 folder, loopback ports picked here) while a real producer records ops:
 counts exact, p99 within one bucket of `optrace stats --exact`, the
-cardinality cap with its `other` series, counters that never reset, and a
-bearer token that a wrong or missing one does not pass.
+cardinality cap with its `other` series, counters that never reset, a
+bearer token that a wrong or missing one does not pass, and every query of
+the shipped Grafana dashboard (deploy/grafana/) answered by that Prometheus.
 """
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -26,6 +28,16 @@ TOKEN = "metrics-test-token-0123456789"
 OPS = 4000
 DISTINCT = 300  # past the default cap of 200 names per session
 NAMES_PER_SESSION = 200
+DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                         "deploy", "grafana", "optrace-dashboard.json")
+DASHBOARD_OPS = 200
+DASHBOARD_DISTINCT = 10
+# Grafana's own variables, as Grafana fills them in for a 5 minute range
+# and Prometheus's 1 s scrape interval.
+GRAFANA_BUILTINS = {"__rate_interval": "1m", "__interval": "15s", "__range": "5m"}
+# Metrics the daemon serves only in some configurations: a query of them
+# may answer nothing here.
+METRICS_ONLY_SOMETIMES = {"optrace_forward_last_sent_timestamp_seconds"}  # when forwarding
 
 
 def free_port():
@@ -51,6 +63,28 @@ def scrape(token):
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
+
+
+def dashboard_panels(panels):
+    """Every panel of `panels` but rows, with those inside collapsed rows."""
+    for panel in panels:
+        if panel.get("type") == "row":
+            yield from dashboard_panels(panel.get("panels", []))
+        else:
+            yield panel
+
+
+def grafana_substitute(text, values):
+    """`text` with Grafana's variable forms ($var, ${var}, ${var:format},
+    [[var]]) replaced by `values[var]`. Raises KeyError naming a variable
+    that `values` lacks."""
+    return re.sub(r"\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]",
+                  lambda m: values[m.group(1) or m.group(2) or m.group(3)], text)
+
+
+def metric_names(promql):
+    """The optrace_* and process_* metric names `promql` reads."""
+    return set(re.findall(r"\b(?:optrace|process)_\w+", promql))
 
 
 @unittest.skipUnless(os.access(PROMETHEUS, os.X_OK),
@@ -91,15 +125,27 @@ scrape_configs:
         up = wait_until(lambda: self.query_or_none("up") is not None, timeout=60, interval=0.2)
         self.assertTrue(up, open(os.path.join(folder, "prometheus.log")).read())
 
-    def query_or_none(self, promql):
-        url = (f"http://127.0.0.1:{self.prometheus_port}/api/v1/query?" +
-               urllib.parse.urlencode({"query": promql}))
+    def prometheus_api(self, path, params):
+        """The JSON answer of Prometheus's HTTP API at `path` (an error
+        answer too: status "error" and its error); None when Prometheus
+        cannot be reached or answers something else."""
+        url = (f"http://127.0.0.1:{self.prometheus_port}{path}?" +
+               urllib.parse.urlencode(params, doseq=True))
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
-                body = json.load(response)
-        except (urllib.error.URLError, ConnectionError):
+                return json.load(response)
+        except urllib.error.HTTPError as error:  # 400, 422: a refused query
+            with error:
+                try:
+                    return json.load(error)
+                except ValueError:
+                    return None
+        except (urllib.error.URLError, ConnectionError, ValueError):
             return None
-        return body["data"]["result"] if body.get("status") == "success" else None
+
+    def query_or_none(self, promql):
+        body = self.prometheus_api("/api/v1/query", {"query": promql})
+        return body["data"]["result"] if body and body.get("status") == "success" else None
 
     def query_value(self, promql, expected=None, timeout=30):
         """The one value of `promql`, once there is one (and equal to
@@ -124,14 +170,21 @@ scrape_configs:
         self.assertEqual(rows[0]["count"], OPS, out)
         return rows[0]["p99_ns"]
 
-    def test_Prometheus_ScrapesExactCountsP99AndCaps(self):
+    def record_ops(self, ops, distinct):
+        """Starts Prometheus, then runs programs/metrics_program.py (`ops`
+        ops named metrics_op, then one of each of `distinct` other names) to
+        its end; returns its ended session once all its spans are stored."""
         self.start_prometheus()
-        process = start_python(program("metrics_program.py"), OPS, DISTINCT,
+        process = start_python(program("metrics_program.py"), ops, distinct,
                                env=python_env(OPTRACE_LEVEL="trace"))
         out, err = process.communicate(timeout=300)
         self.assertEqual(process.returncode, 0, err)
         session = self.ended_session(json.loads(out)["pid"])
-        self.assertEqual(self.stored_spans(session.id, OPS + DISTINCT).__len__(), OPS + DISTINCT)
+        self.assertEqual(len(self.stored_spans(session.id, ops + distinct)), ops + distinct)
+        return session
+
+    def test_Prometheus_ScrapesExactCountsP99AndCaps(self):
+        session = self.record_ops(OPS, DISTINCT)
 
         # Counts exact.
         self.assertEqual(self.query_value('optrace_ops_total{name="metrics_op"}', OPS), OPS)
@@ -161,6 +214,84 @@ scrape_configs:
                                 2 * (OPS + DISTINCT))
         self.assertEqual(self.query_value("sum(resets(optrace_ops_total[5m]))"), 0)
         self.assertGreater(self.query_value("process_resident_memory_bytes"), 0)
+
+    def dashboard_variables(self, dashboard):
+        """[(name, values)] of the dashboard's template variables as Grafana
+        would fill them in against this Prometheus: first one value each
+        (this test's job, instance and metrics_op where it has them, else the
+        first one Prometheus answers), then each variable with "All"
+        selected (its allValue). Grafana's own variables are in both."""
+        known = {"job": "optraced", "instance": f"127.0.0.1:{METRICS_PORT}", "name": "metrics_op"}
+        one, every = dict(GRAFANA_BUILTINS), dict(GRAFANA_BUILTINS)
+        for variable in dashboard["templating"]["list"]:
+            name = variable["name"]
+            if variable["type"] == "datasource":
+                self.assertEqual(variable["query"], "prometheus", name)
+                continue
+            self.assertEqual(variable["type"], "query", name)
+            definition = variable["definition"]
+            match = re.fullmatch(r"label_values\((.+),\s*(\w+)\)", definition)
+            self.assertIsNotNone(match, f"variable {name}: {definition}")
+            selector, label = match.groups()
+            answer = self.prometheus_api(f"/api/v1/label/{label}/values",
+                                         {"match[]": grafana_substitute(selector, one)})
+            self.assertEqual((answer or {}).get("status"), "success",
+                             f"variable {name}: {definition}: {answer}")
+            values = answer["data"]
+            self.assertTrue(values, f"variable {name}: {definition} has no values")
+            if name in known:
+                self.assertIn(known[name], values, f"variable {name}: {definition}")
+            one[name] = known.get(name, sorted(values)[0])
+            every[name] = (variable.get("allValue") or "|".join(values)
+                           if variable.get("includeAll") else one[name])
+        return [("one value each", one), ("All", every)]
+
+    def test_Dashboard_EveryPanelQueryAnswered(self):
+        with open(DASHBOARD) as f:
+            dashboard = json.load(f)
+        self.assertIn({"name": "DS_PROMETHEUS", "type": "datasource", "pluginId": "prometheus"},
+                      [{k: i.get(k) for k in ("name", "type", "pluginId")}
+                       for i in dashboard["__inputs"]])
+        panels = list(dashboard_panels(dashboard["panels"]))
+        self.assertTrue(panels)
+        self.assertEqual(len({p["id"] for p in panels}), len(panels), "panel ids repeat")
+        for panel in panels:
+            title = panel.get("title")
+            self.assertTrue(title, panel)
+            self.assertTrue(panel.get("description"), f"panel {title!r}: no description")
+            self.assertTrue(panel["fieldConfig"]["defaults"].get("unit"),
+                            f"panel {title!r}: no unit")
+            self.assertEqual(panel["datasource"]["uid"], "${DS_PROMETHEUS}", title)
+            self.assertTrue([t for t in panel.get("targets", []) if t.get("expr")],
+                            f"panel {title!r}: no target with an expr")
+
+        self.record_ops(DASHBOARD_OPS, DASHBOARD_DISTINCT)
+        # All counted, and scraped a few times since: rate() over 1m has samples.
+        self.query_value('optrace_ops_total{name="metrics_op"}', DASHBOARD_OPS)
+        self.query_value('count_over_time(optrace_ops_total{name="metrics_op"}[1m]) >= 3')
+        served = set(self.prometheus_api("/api/v1/label/__name__/values", {})["data"])
+
+        failures = []
+        for values_name, values in self.dashboard_variables(dashboard):
+            for panel in panels:
+                for target in panel["targets"]:
+                    where = f"panel {panel['title']!r} ({values_name}): {target['expr']}"
+                    unknown = metric_names(target["expr"]) - served - METRICS_ONLY_SOMETIMES
+                    if unknown:
+                        failures.append(f"{where}: not metrics optraced serves: {sorted(unknown)}")
+                    try:
+                        promql = grafana_substitute(target["expr"], values)
+                    except KeyError as error:
+                        failures.append(f"{where}: no such variable {error}")
+                        continue
+                    answer = self.prometheus_api("/api/v1/query", {"query": promql})
+                    if (answer or {}).get("status") != "success":
+                        failures.append(f"{where}: Prometheus refused {promql}: {answer}")
+                    elif (not answer["data"]["result"] and
+                          not metric_names(promql) & METRICS_ONLY_SOMETIMES):
+                        failures.append(f"{where}: no result for {promql}")
+        if failures:
+            self.fail("\n".join(failures))
 
     def test_Token_WrongOrMissing_401(self):
         status, body = scrape(TOKEN)
