@@ -60,11 +60,15 @@ TEST(WindowTest, KeepLast_ProducerRuns_WindowTrimsBoundedAndCounted) {
 
   // The last pass after the session's final batch brings it within its
   // window: every span stored or counted as trimmed, none older than the
-  // window (and its page's spread) before the newest.
+  // window (and its page's spread) before the newest. The pass follows the
+  // batch's commit: the figures are read once they held still for three
+  // polls (40 ms), not between a commit and its pass.
   uint64_t stored = 0;
   int64_t oldest = std::numeric_limits<int64_t>::max();
   int64_t newest = std::numeric_limits<int64_t>::min();
   daemon::SessionRecord record;
+  uint64_t trimmed_before_poll = 0;
+  int still_polls = 0;
   ASSERT_TRUE(WaitUntil(
       [&] {
         record = *store.SessionByPid(static_cast<uint32_t>(producer->pid()));
@@ -76,7 +80,9 @@ TEST(WindowTest, KeepLast_ProducerRuns_WindowTrimsBoundedAndCounted) {
           oldest = std::min(oldest, span.start_ns);
           newest = std::max(newest, span.start_ns);
         });
-        return stored + record.trim.spans == record.spans &&
+        still_polls = record.trim.spans == trimmed_before_poll ? still_polls + 1 : 0;
+        trimmed_before_poll = record.trim.spans;
+        return still_polls >= 2 && stored + record.trim.spans == record.spans &&
                newest - oldest <= kKeepLastNs + kPageSpreadBoundNs;
       },
       20s))
