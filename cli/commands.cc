@@ -12,6 +12,7 @@
 #include "steps_command.h"
 #include "tail_command.h"
 #include "tree_command.h"
+#include "ui_command.h"
 #include "why_command.h"
 #include "window_command.h"
 
@@ -23,7 +24,7 @@ std::vector<CommandSpec> DescribeCommands() {
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
         DescribeStatsCommand, DescribeTreeCommand, DescribeStepsCommand, DescribeWhyCommand,
         DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand, DescribeKeepsCommand,
-        DescribeWindowCommand, DescribeStatusCommand, DescribeRunCommand}) {
+        DescribeWindowCommand, DescribeStatusCommand, DescribeRunCommand, DescribeUiCommand}) {
     commands.push_back(describe());
   }
   return commands;

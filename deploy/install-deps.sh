@@ -14,7 +14,7 @@ packages=(
   libtomlplusplus-dev libre2-dev libsystemd-dev
   # the ClickHouse forwarder: HTTP (libcurl) and gzip (zlib)
   libcurl4-openssl-dev zlib1g-dev
-  # the metrics endpoint's HTTP server (daemon/http/)
+  # the HTTP server of the metrics endpoint and of `optrace ui` (http/)
   libcpp-httplib-dev
   # the Python package (python/): headers for its extension, the gRPC stubs' runtime
   python3-dev python3-grpcio python3-protobuf
@@ -23,6 +23,8 @@ packages=(
   python3-torch libtorch-dev python3-torchvision
   # tests and benchmarks (prometheus: the metrics test's scraper, and promtool)
   prometheus libgtest-dev libgmock-dev libbenchmark-dev python3 tmux procps util-linux
+  # the browser tests of `optrace ui` (tests/cli/ui_browser_test.cc): headless Chromium
+  chromium
   # tests/bench/side_by_side.sh: the tracers and loggers optrace is compared with
   lttng-tools liblttng-ust-dev babeltrace2 libspdlog-dev
   # the fleet tests: two real ClickHouse servers (tests/fleet/)

@@ -4,7 +4,8 @@
 The daemon's folders follow the data (docs/daemon.md, "Pipeline"): the
 drain side knows nothing of the serving side, the serving stages nothing of
 one another or of the API. This script holds the allowed arrows, one line a
-folder, and checks every quoted include under daemon/, torch/ and nvtx/.
+folder, and checks every quoted include under daemon/, torch/, nvtx/, http/
+and cli/.
   tools/check-includes.py [ROOT]
 Exit 0 when every include is allowed; 1, naming each file and include that
 is not.
@@ -39,12 +40,14 @@ DAEMON_ALLOWED = {
     "forward": {"log", "storage", "wire"},
     "fleet": {"forward", "query", "storage", "wire"},
     "api": DRAIN_SIDE | {"wire", "live", "query", "export", "forward", "fleet", "api"},
-    "http": set(),
+    # "http/..." is the top-level http/ (optrace_http), shared with the CLI.
     "metrics": {"drain", "storage", "http"},
 }
 
 # Top-level folders that may not include one another's files.
-FORBIDDEN_TOP = {("torch", "nvtx"), ("nvtx", "torch")}
+# http/ serves both the daemon and the CLI: it knows neither.
+FORBIDDEN_TOP = {("torch", "nvtx"), ("nvtx", "torch"), ("http", "daemon"), ("http", "cli"),
+                 ("cli", "daemon")}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 

@@ -27,8 +27,12 @@ std::string HomeFolder() {
 std::string DefaultSocketPath() {
   if (std::string s = Env("OPTRACE_SOCKET"); !s.empty()) return s;
   if (::getuid() == 0) return "/run/optrace/optraced.sock";
-  if (std::string rt = Env("XDG_RUNTIME_DIR"); !rt.empty()) return rt + "/optrace/optraced.sock";
-  return FallbackSocketFolder() + "/optraced.sock";
+  return DefaultRuntimeFolder() + "/optraced.sock";
+}
+
+std::string DefaultRuntimeFolder() {
+  if (std::string rt = Env("XDG_RUNTIME_DIR"); !rt.empty()) return rt + "/optrace";
+  return FallbackSocketFolder();
 }
 
 std::string FallbackSocketFolder() { return "/tmp/optrace-" + std::to_string(::getuid()); }

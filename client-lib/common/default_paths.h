@@ -11,6 +11,12 @@ namespace optrace {
 // $XDG_RUNTIME_DIR/optrace/optraced.sock, else /tmp/optrace-$UID/optraced.sock.
 std::string DefaultSocketPath();
 
+// The user's runtime folder for optrace's per-user files (sockets,
+// `optrace ui`'s token): $XDG_RUNTIME_DIR/optrace, else the fallback
+// socket folder (root's too: its system daemon's /run/optrace belongs to
+// the service).
+std::string DefaultRuntimeFolder();
+
 // The fallback socket folder, /tmp/optrace-$UID: in a folder everyone can
 // write, so whoever uses it checks it first (common/socket_folder.h).
 std::string FallbackSocketFolder();

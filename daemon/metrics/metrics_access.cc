@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/loopback_host.h"
+#include "http/constant_time.h"
 
 namespace optrace::daemon {
 namespace {
@@ -80,16 +81,9 @@ Status CheckMetricsAccessRule(const MetricsAddress& address, bool has_token, boo
 }
 
 bool BearerTokenMatches(std::string_view authorization_untrusted, std::string_view token) {
-  constexpr std::string_view kScheme = "Bearer ";
-  if (authorization_untrusted.size() != kScheme.size() + token.size()) return false;
-  unsigned char differ = 0;
-  for (size_t i = 0; i < kScheme.size(); ++i) {
-    differ |= static_cast<unsigned char>(authorization_untrusted[i] ^ kScheme[i]);
-  }
-  for (size_t i = 0; i < token.size(); ++i) {
-    differ |= static_cast<unsigned char>(authorization_untrusted[kScheme.size() + i] ^ token[i]);
-  }
-  return differ == 0;
+  constexpr std::string_view kScheme = "Bearer ";  // not a secret: compared as usual
+  return authorization_untrusted.starts_with(kScheme) &&
+         http::ConstantTimeEquals(authorization_untrusted.substr(kScheme.size()), token);
 }
 
 }  // namespace optrace::daemon

@@ -31,16 +31,16 @@ Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
       !allowed.ok()) {
     return allowed;
   }
-  HttpServerOptions http;
-  http.host = address.value().host;
-  http.port = address.value().port;
+  http::HttpServerOptions listen;
+  listen.host = address.value().host;
+  listen.port = address.value().port;
   const bool requires_token = !token.empty();
-  auto server =
-      HttpServer::Start(http, [token, status = std::move(status), ops](const HttpRequest& request) {
-        HttpResponse response;
+  auto server = http::HttpServer::Start(
+      listen, [token, status = std::move(status), ops](const http::HttpRequest& request) {
+        http::HttpResponse response;
         if (!token.empty() && !BearerTokenMatches(request.authorization, token)) {
           response.status = 401;
-          response.www_authenticate = "Bearer";
+          response.AddHeader("WWW-Authenticate", "Bearer");
           response.body = "401 a bearer token is required (Authorization: Bearer ...)\n";
           return response;
         }

@@ -47,10 +47,10 @@ class MetricsEndpoint {
   bool requires_token() const { return requires_token_; }
 
  private:
-  MetricsEndpoint(std::unique_ptr<HttpServer> server, bool requires_token)
+  MetricsEndpoint(std::unique_ptr<http::HttpServer> server, bool requires_token)
       : server_(std::move(server)), requires_token_(requires_token) {}
 
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<http::HttpServer> server_;
   bool requires_token_ = false;
 };
 

@@ -31,6 +31,6 @@ done
 step "optrace(1)"
 render "$PREFIX/share/man/man1/optrace.1" "$T/optrace.txt"
 grep -q 'optrace - ' "$T/optrace.txt" || fail "optrace.1 does not name optrace"
-for command in tail level sessions ops stats tree steps why diff export keep window status run; do
+for command in tail level sessions ops stats tree steps why diff export keep window status run ui; do
   grep -qE "^ +$command( |$)" "$T/optrace.txt" || fail "optrace.1 does not document '$command'"
 done

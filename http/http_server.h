@@ -1,21 +1,25 @@
-// The daemon's HTTP server: a small bounded wrapper around cpp-httplib, so
-// that the rest of the daemon never includes it (the metrics endpoint
-// today; the web view will serve through the same class).
-#ifndef OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_
-#define OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_
+// optrace's HTTP server: a small bounded wrapper around cpp-httplib, so
+// that nothing else includes the library. The daemon's metrics endpoint
+// and the CLI's web view (`optrace ui`) serve through this class; it
+// knows nothing of either (the folder depends on common/ only).
+#ifndef OPTRACE_HTTP_HTTP_SERVER_H_
+#define OPTRACE_HTTP_HTTP_SERVER_H_
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 
-namespace optrace::daemon {
+namespace optrace::http {
 
 // Where and how much an HttpServer serves. The bounds keep stalled or
-// numerous clients off the rest of the daemon: `threads` requests are
+// numerous clients off the rest of the program: `threads` requests are
 // served at once, at most `max_waiting` accepted connections wait for a
 // thread (beyond, the accept thread waits and the kernel's backlog
 // refuses), every read and write of a connection gives up after
@@ -25,7 +29,7 @@ namespace optrace::daemon {
 // library without reaching the handler. Connections are served in the
 // order they came: stalled clients can delay other requests (by at most
 // their number / `threads` times those timeouts), never the threads of the
-// rest of the daemon.
+// rest of the program.
 struct HttpServerOptions {
   std::string host;  // an address, e.g. "127.0.0.1" or "::1" (no brackets)
   int port = 0;      // 0 = any free port (see HttpServer::port)
@@ -36,11 +40,18 @@ struct HttpServerOptions {
   size_t max_body_bytes = 4096;  // request line and headers: 8 KiB each (the library's)
 };
 
-// What a handler sees of a request: only what it needs, copied.
+// What a handler sees of a request: only what it needs, copied. Every
+// field is untrusted input from the client.
 struct HttpRequest {
-  std::string method;
-  std::string path;           // without the query string
+  std::string method;  // "GET" or "POST" (the only ones served)
+  std::string path;    // without the query string, percent-decoded
+  // The query string's parameters, decoded; of a name given twice, the
+  // first value.
+  std::map<std::string, std::string> query;
   std::string authorization;  // the Authorization header; "" when absent
+  std::string cookie;         // the Cookie header as sent; "" when absent
+  std::string host;           // the Host header; "" when absent or given twice
+  std::string body;           // a POST's body (at most max_body_bytes)
 };
 
 // What a handler answers.
@@ -48,7 +59,16 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
-  std::string www_authenticate;  // sent as WWW-Authenticate when not ""
+  // More headers, sent in this order (Set-Cookie, Location,
+  // Cache-Control, Content-Security-Policy, WWW-Authenticate...). A name
+  // may repeat. Content-Type and Content-Length are the server's.
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // Appends one header; returns *this.
+  HttpResponse& AddHeader(std::string name, std::string value) {
+    headers.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
 };
 
 // Answers one request. Called on the server's threads, several at once:
@@ -56,8 +76,9 @@ struct HttpResponse {
 // An exception it throws is answered with 500.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
-// Serves GET requests of every path with `handler` on its own threads (other
-// methods are answered 404 by the library) until destroyed. Not copyable.
+// Serves GET and POST requests of every path with `handler` on its own
+// threads (other methods are answered by the library, never the handler)
+// until destroyed. Not copyable.
 class HttpServer {
  public:
   // Binds host:port and starts serving. Errors: kInvalidArgument for
@@ -83,6 +104,6 @@ class HttpServer {
   int port_ = 0;
 };
 
-}  // namespace optrace::daemon
+}  // namespace optrace::http
 
-#endif  // OPTRACE_DAEMON_HTTP_HTTP_SERVER_H_
+#endif  // OPTRACE_HTTP_HTTP_SERVER_H_

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace optrace::daemon {
+namespace optrace::http {
 namespace {
 
 // cpp-httplib's task queue with a bound: its own ThreadPool queues every
@@ -116,18 +116,29 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
         res.status = 500;
         res.set_content("internal error\n", "text/plain; charset=utf-8");
       });
-  server.Get(
-      ".*", [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-        const HttpRequest request{req.method, req.path, req.get_header_value("Authorization")};
-        HttpResponse answer = handler(request);
-        res.status = answer.status;
-        if (!answer.www_authenticate.empty()) {
-          res.set_header("WWW-Authenticate", answer.www_authenticate);
-        }
-        // Moved, not set_content: that copies the body (megabytes for a scrape).
-        res.body = std::move(answer.body);
-        res.set_header("Content-Type", answer.content_type);
-      });
+  const auto serve = [handler = std::move(handler)](const httplib::Request& req,
+                                                    httplib::Response& res) {
+    HttpRequest request{
+        req.method,
+        req.path,
+        {},
+        req.get_header_value("Authorization"),
+        req.get_header_value("Cookie"),
+        // Two Host headers name no one host: as if none.
+        req.get_header_value_count("Host") == 1 ? req.get_header_value("Host") : std::string(),
+        req.body};
+    // A multimap in name order: emplace keeps the first value of a name.
+    for (const auto& [name, value] : req.params) request.query.emplace(name, value);
+    HttpResponse answer = handler(request);
+    res.status = answer.status;
+    // set_header drops a header with CR or LF in it (no response splitting).
+    for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+    // Moved, not set_content: that copies the body (megabytes for a scrape).
+    res.body = std::move(answer.body);
+    res.set_header("Content-Type", answer.content_type);
+  };
+  server.Get(".*", serve);
+  server.Post(".*", serve);
   const int port = options.port == 0
                        ? server.bind_to_any_port(options.host)
                        : (server.bind_to_port(options.host, options.port) ? options.port : -1);
@@ -153,4 +164,4 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl), port));
 }
 
-}  // namespace optrace::daemon
+}  // namespace optrace::http

@@ -7,46 +7,35 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-namespace optrace::daemon {
+#include "http_exchange.h"
+
+namespace optrace::http {
 namespace {
 
-// Sends `request` to 127.0.0.1:`port` on a real socket and returns all
-// that comes back until the server closes.
-std::string Exchange(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return "connect failed";
-  }
-  size_t sent = 0;
-  while (sent < request.size()) {
-    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  std::string reply;
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
-    reply.append(buffer, static_cast<size_t>(n));
-  ::close(fd);
-  return reply;
-}
+using optrace::testing::Exchange;
+using optrace::testing::HttpGet;
+using optrace::testing::ParseHttpReply;
 
 std::unique_ptr<HttpServer> EchoServer(HttpServerOptions options = {}) {
   options.host = "127.0.0.1";
   auto server = HttpServer::Start(options, [](const HttpRequest& request) {
     HttpResponse response;
     response.body = request.method + " " + request.path + " [" + request.authorization + "]";
+    for (const auto& [name, value] : request.query) response.body += " " + name + "=" + value;
+    response.body +=
+        " cookie=[" + request.cookie + "] host=[" + request.host + "] body=[" + request.body + "]";
     if (request.path == "/throw") throw std::runtime_error("handler failed");
+    if (request.path == "/headers") {
+      response.AddHeader("Set-Cookie", "a=1; HttpOnly")
+          .AddHeader("Set-Cookie", "b=2")
+          .AddHeader("Cache-Control", "no-store")
+          .AddHeader("X-Split", "ok\r\nInjected: yes");
+    }
     return response;
   });
   EXPECT_TRUE(server.ok()) << server.status().message();
@@ -61,6 +50,57 @@ TEST(HttpServerTest, Get_HandlerSeesPathAndAuthorization) {
                                      "Bearer t\r\nConnection: close\r\n\r\n");
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
   EXPECT_NE(reply.find("GET /metrics [Bearer t]"), std::string::npos) << reply;
+}
+
+TEST(HttpServerTest, Get_HandlerSeesQueryCookieAndHost) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const auto reply =
+      HttpGet(server->port(), "/p?b=2&a=%2Fx&a=second", "127.0.0.1:99", "Cookie: k=v; other=w\r\n");
+  EXPECT_EQ(reply.status, 200) << reply.raw;
+  EXPECT_EQ(reply.body, "GET /p [] a=/x b=2 cookie=[k=v; other=w] host=[127.0.0.1:99] body=[]");
+}
+
+TEST(HttpServerTest, Malicious_TwoHostHeaders_HandlerSeesNone) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const auto reply = HttpGet(server->port(), "/", "evil.example", "Host: 127.0.0.1\r\n");
+  EXPECT_NE(reply.body.find("host=[]"), std::string::npos) << reply.raw;
+}
+
+TEST(HttpServerTest, Post_HandlerSeesBody) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const auto reply =
+      ParseHttpReply(Exchange(server->port(),
+                              "POST /set HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Type: "
+                              "text/plain\r\nConnection: close\r\n\r\nhello"));
+  EXPECT_EQ(reply.status, 200) << reply.raw;
+  EXPECT_NE(reply.body.find("POST /set"), std::string::npos) << reply.raw;
+  EXPECT_NE(reply.body.find("body=[hello]"), std::string::npos) << reply.raw;
+}
+
+TEST(HttpServerTest, ResponseHeaders_SentInOrder_NoHeaderSplitting) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  const auto reply = HttpGet(server->port(), "/headers", "a");
+  EXPECT_EQ(reply.status, 200) << reply.raw;
+  EXPECT_EQ(reply.headers.at("set-cookie"), "a=1; HttpOnly\nb=2");
+  EXPECT_EQ(reply.headers.at("cache-control"), "no-store");
+  EXPECT_EQ(reply.headers.count("x-split"), 0u) << "a value with CR LF is dropped";
+  EXPECT_EQ(reply.headers.count("injected"), 0u) << reply.raw;
+}
+
+TEST(HttpServerTest, Malicious_OtherMethods_NeverReachTheHandler) {
+  auto server = EchoServer();
+  ASSERT_NE(server, nullptr);
+  for (const char* method : {"PUT", "DELETE", "OPTIONS", "PATCH"}) {
+    const auto reply = ParseHttpReply(
+        Exchange(server->port(),
+                 std::string(method) + " / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"));
+    EXPECT_NE(reply.status, 200) << method << ": " << reply.raw;
+    EXPECT_EQ(reply.body.find(method), std::string::npos) << method;
+  }
 }
 
 TEST(HttpServerTest, Malicious_HandlerThrows_500) {
@@ -152,4 +192,4 @@ TEST(HttpServerTest, PortTaken_ErrorNamesAddress) {
 }
 
 }  // namespace
-}  // namespace optrace::daemon
+}  // namespace optrace::http

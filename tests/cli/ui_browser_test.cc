@@ -1,0 +1,151 @@
+// The web view in a real browser: Debian's headless Chromium runs the
+// pages' scripts against `optrace ui`, a real optraced and a real
+// producer, and the test reads the DOM it ends with (--dump-dom) and the
+// picture it draws (--screenshot). Each Chromium run is a fresh browser,
+// so each starts from the URL with the token, as a user's first visit.
+// Skipped, saying so, only where Chromium is not installed
+// (deploy/install-deps.sh installs it). With OPTRACE_UI_SCREENSHOTS=DIR
+// the screenshots are kept there (docs/ui.md's come from here).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include "cli_harness.h"
+#include "ui/ui_process.h"
+
+namespace optrace::cli::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using optrace::testing::Subprocess;
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+class UiBrowserTest : public CliTest {
+ protected:
+  void SetUp() override {
+    if (::access(kChromium, X_OK) != 0) {
+      GTEST_SKIP() << kChromium << " is not installed (apt-get install chromium; "
+                   << "deploy/install-deps.sh installs it)";
+    }
+    CliTest::SetUp();
+    runtime_ = folder_.path() + "/runtime";
+    ASSERT_EQ(::mkdir(runtime_.c_str(), 0700), 0);
+    const char* keep = std::getenv("OPTRACE_UI_SCREENSHOTS");
+    shots_ = keep != nullptr && *keep != '\0' ? keep : folder_.path();
+  }
+
+  // Chromium's flags for one headless run of its own profile; the budget
+  // lets the page's fetches answer before the DOM or picture is taken.
+  std::vector<std::string> Chromium(const std::string& what) {
+    return {kChromium,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--user-data-dir=" + folder_.path() + "/chromium-profile-" + std::to_string(++runs_),
+            "--virtual-time-budget=5000",
+            what};
+  }
+
+  // The DOM of `url` after its scripts ran.
+  std::string DumpDom(const std::string& url) {
+    std::vector<std::string> argv = Chromium("--dump-dom");
+    argv.push_back(url);
+    Subprocess browser(argv);
+    browser.CloseStdin();
+    const auto status = browser.Wait(90s);
+    EXPECT_TRUE(status.has_value() && status->exited && status->code == 0) << browser.stderr_text();
+    return browser.stdout_text();
+  }
+
+  // A PNG of `url` at 1200x800 in `shots_`/`name`; its bytes.
+  std::string Screenshot(const std::string& url, const std::string& name) {
+    const std::string path = shots_ + "/" + name;
+    std::vector<std::string> argv = Chromium("--screenshot=" + path);
+    argv.insert(argv.end() - 1, "--window-size=1200,800");
+    argv.push_back(url);
+    Subprocess browser(argv);
+    browser.CloseStdin();
+    EXPECT_TRUE(browser.Wait(90s).has_value()) << browser.stderr_text();
+    std::ifstream file(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  }
+
+  std::string runtime_;
+  std::string shots_;
+  int runs_ = 0;
+};
+
+// A PNG, and not one colour: a blank page compresses to a few hundred bytes.
+void ExpectDrawnPng(const std::string& png, const std::string& name) {
+  ASSERT_GE(png.size(), 8u) << name;
+  EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n") << name;
+  EXPECT_GT(png.size(), 20'000u) << name << " looks blank";
+}
+
+TEST_F(UiBrowserTest, SessionsPage_ListsTheSessionJustRecorded) {
+  const ProducerRun p = Produce({"--ops", "40"}, "browser-check");
+  ASSERT_NE(p.session_id, 0u);
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+
+  const std::string dom = DumpDom(ui.url());
+  const std::string id = std::to_string(p.session_id);
+  const std::regex row("<tr data-session-id=\"" + id + "\">(.*?)</tr>");
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(dom, found, row)) << dom;
+  const std::string cells = found[1];
+  EXPECT_NE(cells.find("href=\"/session/" + id + "\""), std::string::npos) << cells;
+  EXPECT_NE(cells.find("optrace-test-producer"), std::string::npos) << cells;
+  EXPECT_NE(cells.find("browser-check"), std::string::npos) << cells;
+  EXPECT_NE(cells.find(">" + std::to_string(p.producer->pid()) + "<"), std::string::npos) << cells;
+  EXPECT_NE(cells.find(">exited<"), std::string::npos) << cells;
+  EXPECT_NE(cells.find(">" + std::to_string(p.done.at("launches")) + "<"), std::string::npos)
+      << cells;
+
+  ExpectDrawnPng(Screenshot(ui.url(), "ui-sessions.png"), "ui-sessions.png");
+}
+
+TEST_F(UiBrowserTest, SessionPage_ShowsItsOpsInTheStatsAndItsSlowStep) {
+  // 30 steps of load_batch, forward, matmul, backward; step 20 also runs
+  // slow_only (30 ms) and is the slow one.
+  const ProducerRun p = Produce({"--steps", "30", "--slow-step", "20"});
+  ASSERT_NE(p.session_id, 0u);
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+  const std::string target = "/session/" + std::to_string(p.session_id);
+
+  const std::string dom = DumpDom(ui.UrlOf(target));
+  ASSERT_NE(dom.find("<table id=\"stats\""), std::string::npos) << dom;
+  for (const char* op : {"load_batch", "forward", "matmul", "backward", "slow_only"}) {
+    const std::regex row(std::string("<tr data-key=\"") + op + "\">.*?</tr>");
+    std::smatch found;
+    ASSERT_TRUE(std::regex_search(dom, found, row)) << op << "\n" << dom;
+    EXPECT_NE(found.str().find("bar-fill"), std::string::npos) << found.str();
+  }
+  EXPECT_NE(dom.find("<svg id=\"steps-chart\""), std::string::npos) << dom;
+  const std::regex slow(R"re(<rect class="step step-slow"[^>]* data-step="20")re");
+  EXPECT_TRUE(std::regex_search(dom, slow)) << dom;
+  EXPECT_NE(dom.find("href=\"/\""), std::string::npos) << "links back to the sessions";
+
+  ExpectDrawnPng(Screenshot(ui.UrlOf(target), "ui-session.png"), "ui-session.png");
+}
+
+TEST_F(UiBrowserTest, NoToken_PageShowsNoData) {
+  const ProducerRun p = Produce({"--ops", "10"});
+  ASSERT_NE(p.session_id, 0u);
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+  const std::string dom = DumpDom("http://" + ui.host() + "/");
+  EXPECT_EQ(dom.find("optrace-test-producer"), std::string::npos) << dom;
+  EXPECT_EQ(dom.find("data-session-id"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("401"), std::string::npos) << dom;
+}
+
+}  // namespace
+}  // namespace optrace::cli::testing
