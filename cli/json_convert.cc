@@ -35,6 +35,7 @@ json ToJson(const v1::Session& session) {
   return {{"id", session.id()},
           {"label", session.label()},
           {"pid", session.pid()},
+          {"pid_verified", !session.pid_unverified()},
           {"uid", session.uid()},
           {"executable", session.executable()},
           {"command_line", session.command_line()},

@@ -32,6 +32,13 @@ Tone StateTone(v1::SessionState state) {
   }
 }
 
+// Why a session's pid may be unverified, and what the list's "?" means.
+constexpr std::string_view kUnverifiedPidReason =
+    "it runs in another PID namespace, such as a container, or its pid is not its own";
+constexpr std::string_view kUnverifiedPidNote =
+    "PID?: the pid the producer reports, not verified by the daemon (another PID namespace, "
+    "such as a container, or a pid not its own)";
+
 }  // namespace
 
 uint64_t SessionDurationNs(const v1::Session& session, int64_t now_unix_ns) {
@@ -55,9 +62,11 @@ std::string RenderSessionsTable(const v1::ListSessionsResponse& sessions, bool a
                {"DROPS", Align::kRight},
                {"TRIMMED", Align::kRight},
                {"STATE", Align::kLeft}});
+  bool any_unverified = false;
   for (const v1::Session& s : sessions.sessions()) {
+    any_unverified = any_unverified || s.pid_unverified();
     table.AddRow({std::to_string(s.id()), s.label().empty() ? "-" : s.label(),
-                  std::to_string(s.pid()),
+                  std::to_string(s.pid()) + (s.pid_unverified() ? "?" : ""),
                   std::filesystem::path(s.executable()).filename().string(),
                   FormatWallTime(s.start_unix_ns()),
                   FormatDuration(SessionDurationNs(s, now_unix_ns)), std::to_string(s.spans()),
@@ -66,7 +75,9 @@ std::string RenderSessionsTable(const v1::ListSessionsResponse& sessions, bool a
                   std::to_string(s.spans_trimmed()),
                   Cell(std::string(SessionStateWord(s.state())), StateTone(s.state()))});
   }
-  return table.Render(width, palette);
+  std::string out = table.Render(width, palette);
+  if (any_unverified) out += std::string(kUnverifiedPidNote) + "\n";
+  return out;
 }
 
 std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t now_unix_ns,
@@ -79,7 +90,10 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
     out += fmt::format("  {:<11}{}\n", key, value);
   };
   line("label", s.label().empty() ? "-" : s.label());
-  line("process", fmt::format("pid {}, uid {}", s.pid(), s.uid()));
+  line("process", s.pid_unverified()
+                      ? fmt::format("pid {} (the producer's own, not verified: {}), uid {}",
+                                    s.pid(), kUnverifiedPidReason, s.uid())
+                      : fmt::format("pid {}, uid {}", s.pid(), s.uid()));
   line("command", s.command_line().empty() ? s.executable() : s.command_line());
   line("started", FormatWallTime(s.start_unix_ns()));
   line(running ? "running" : "ended",

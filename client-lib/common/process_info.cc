@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -59,6 +60,19 @@ std::optional<uint64_t> ProcessStartTicks(pid_t pid) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<uint32_t> ProcessRealUid(pid_t pid) {
+  const auto status = ReadSmallFile("/proc/" + std::to_string(pid) + "/status", 8192);
+  if (!status) return std::nullopt;
+  constexpr std::string_view kUidLine = "\nUid:";
+  const size_t at = status->find(kUidLine);
+  if (at == std::string::npos) return std::nullopt;
+  const char* start = status->c_str() + at + kUidLine.size();
+  char* end = nullptr;
+  const unsigned long uid = std::strtoul(start, &end, 10);
+  if (end == start || uid > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(uid);
 }
 
 std::string ProcessExecutable(pid_t pid) {

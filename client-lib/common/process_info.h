@@ -16,6 +16,10 @@ namespace optrace {
 // does not exist or the file cannot be parsed.
 std::optional<uint64_t> ProcessStartTicks(pid_t pid);
 
+// The real uid of process `pid` (the "Uid:" line of /proc/<pid>/status),
+// or nullopt when the process does not exist or the file cannot be parsed.
+std::optional<uint32_t> ProcessRealUid(pid_t pid);
+
 // The target of /proc/<pid>/exe, or "" when unreadable.
 std::string ProcessExecutable(pid_t pid);
 

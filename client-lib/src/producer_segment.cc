@@ -14,6 +14,7 @@
 
 #include "common/clock_now.h"
 #include "common/process_info.h"
+#include "common/producer_lock.h"
 #include "common/segment_name.h"
 #include "optrace/detail/fast_path.h"
 
@@ -75,17 +76,26 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   const std::string name = seg_name.Format();
   const Layout layout = ComputeLayout(options);
   std::unique_ptr<Mapping> mapping;
+  int lock_fd = -1;
   try {
     bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write,
                                   bip::permissions(0600));
     const int fd = shm.get_mapping_handle().handle;
     // shm_open applies the umask; fchmod makes the mode exactly 0600.
     ::fchmod(fd, 0600);
+    // The liveness lock, before anything a consumer may act on: held
+    // through a descriptor of our own, which outlives `shm`'s.
+    lock_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (lock_fd >= 0 && !TakeProducerLock(lock_fd)) {
+      ::close(lock_fd);
+      lock_fd = -1;
+    }
     shm.truncate(static_cast<bip::offset_t>(layout.segment_bytes));
     // Reserve the pages now: on a full /dev/shm this fails here instead of
     // raising SIGBUS in the traced runtime later.
     const int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(layout.segment_bytes));
     if (rc != 0) {
+      if (lock_fd >= 0) ::close(lock_fd);
       bip::shared_memory_object::remove(name.c_str());
       *error = "cannot reserve " + std::to_string(layout.segment_bytes) + " bytes for segment " +
                name + ": " + std::strerror(rc);
@@ -93,12 +103,13 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
     }
     mapping = std::make_unique<Mapping>(Mapping{bip::mapped_region(shm, bip::read_write)});
   } catch (const std::exception& e) {
+    if (lock_fd >= 0) ::close(lock_fd);
     bip::shared_memory_object::remove(name.c_str());
     *error = "cannot create segment " + name + ": " + e.what();
     return nullptr;
   }
 
-  std::unique_ptr<ProducerSegment> seg(new ProducerSegment(name, std::move(mapping)));
+  std::unique_ptr<ProducerSegment> seg(new ProducerSegment(name, std::move(mapping), lock_fd));
   abi::SegmentHeader& h = seg->header();
   // The memory is fresh zero pages; fill the immutable part, then publish.
   h.magic = abi::kSegmentMagic;
@@ -127,6 +138,8 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   h.clock_id = static_cast<uint32_t>(abi::ClockId::kMonotonicNs);
   h.clock_ticks_per_sec = 1000000000ULL;
 #endif
+  h.liveness = static_cast<uint32_t>(lock_fd >= 0 ? abi::LivenessSignal::kSegmentLock
+                                                  : abi::LivenessSignal::kPidOnly);
   h.created_ts = detail::Now();
   h.created_monotonic_ns = ClockNowNs(CLOCK_MONOTONIC);
   h.created_realtime_ns = ClockNowNs(CLOCK_REALTIME);
@@ -149,13 +162,18 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   return seg;
 }
 
-ProducerSegment::ProducerSegment(std::string name, std::unique_ptr<Mapping> mapping)
+ProducerSegment::ProducerSegment(std::string name, std::unique_ptr<Mapping> mapping, int lock_fd)
     : name_(std::move(name)),
       mapping_(std::move(mapping)),
       base_(static_cast<char*>(mapping_->region.get_address())),
-      header_(reinterpret_cast<abi::SegmentHeader*>(base_)) {}
+      header_(reinterpret_cast<abi::SegmentHeader*>(base_)),
+      lock_fd_(lock_fd) {}
 
-ProducerSegment::~ProducerSegment() = default;
+ProducerSegment::~ProducerSegment() {
+  // Close, never unlock: in a fork child this descriptor is a copy of the
+  // parent's, whose lock must stay.
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
 
 abi::RingHeader& ProducerSegment::ring(uint32_t index) {
   return reinterpret_cast<abi::RingHeader*>(base_ + header_->rings_offset)[index];

@@ -10,16 +10,19 @@
 
 namespace optrace::client {
 
-// A segment this process created and maps read-write. Move-only; the
-// destructor unmaps but never removes the shared-memory object (a consumer
-// may still need it, and a fork child must leave its parent's alone).
+// A segment this process created and maps read-write, with the liveness
+// lock held on it (common/producer_lock.h). Move-only; the destructor
+// unmaps and closes the lock's descriptor but never removes the
+// shared-memory object or unlocks it (a consumer may still need the one,
+// and a fork child must leave its parent's alone).
 class ProducerSegment {
  public:
-  // Creates "/<ns>.<uid>.<pid>.<nonce>" with mode 0600, reserves its memory
-  // (so that a full /dev/shm fails here, not with SIGBUS later), maps it and
-  // writes the immutable header with state kReady, the requested level
-  // field set to `requested_level` and the live level word to
-  // `initial_level`. On failure returns nullptr and sets `*error` to
+  // Creates "/<ns>.<uid>.<pid>.<nonce>" with mode 0600, takes the liveness
+  // lock (when the file system allows it: the header's `liveness` says
+  // which), reserves its memory (so that a full /dev/shm fails here, not
+  // with SIGBUS later), maps it and writes the immutable header with state
+  // kReady, the requested level field set to `requested_level` and the live
+  // level word to `initial_level`. On failure returns nullptr and sets `*error` to
   // a sentence naming the segment and the cause. Never throws.
   static std::unique_ptr<ProducerSegment> Create(const ProducerOptions& options,
                                                  abi::LevelValue requested_level,
@@ -41,11 +44,12 @@ class ProducerSegment {
 
  private:
   struct Mapping;  // the Boost.Interprocess region, kept out of this header
-  ProducerSegment(std::string name, std::unique_ptr<Mapping> mapping);
+  ProducerSegment(std::string name, std::unique_ptr<Mapping> mapping, int lock_fd);
   std::string name_;
   std::unique_ptr<Mapping> mapping_;
   char* base_;
   abi::SegmentHeader* header_;
+  int lock_fd_ = -1;  // holds the liveness lock; -1 without one
   bool unlinked_ = false;
 };
 

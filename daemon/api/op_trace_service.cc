@@ -332,11 +332,18 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
 grpc::Status OpTraceService::CheckPidControllable(uint32_t pid, const Caller& caller) const {
   const auto producers = ctx_.drain->LiveProducers();
   if (!producers) return DrainBusy();
+  // Pids repeat across PID namespaces, and a producer may claim any pid:
+  // the caller's own producers of that pid are reached (the change is
+  // limited to them), and only a pid that names nothing but other users'
+  // producers is refused.
+  std::optional<Status> refusal;
   for (const LiveProducer& p : *producers) {
     if (p.record.pid != pid || p.record.state != SessionState::kRunning) continue;
-    if (Status st = CheckMaySee(caller, p.record); !st.ok()) return ToGrpc(st);
+    Status st = CheckMaySee(caller, p.record);
+    if (st.ok()) return grpc::Status::OK;
+    if (!refusal) refusal = std::move(st);
   }
-  return grpc::Status::OK;
+  return refusal ? ToGrpc(*refusal) : grpc::Status::OK;
 }
 
 grpc::Status OpTraceService::CheckFleetAllowed(const Caller& caller) const {

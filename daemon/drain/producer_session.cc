@@ -60,10 +60,13 @@ ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segmen
       clock_(segment_->geometry()),
       correlator_([this](uint64_t a, uint64_t b) { return clock_.DurationNs(a, b); },
                   limits.max_open, limits.max_pending) {
-  pidfd_ = OpenPidfd(segment_->geometry().name.pid);
+  // Only a pid verified as the producer's names it here: a producer in
+  // another PID namespace (or one claiming a pid not its own) is watched
+  // through its liveness lock, polled.
+  if (segment_->geometry().pid_verified) pidfd_ = OpenPidfd(segment_->geometry().name.pid);
   // The pid may have been reused before we opened the pidfd: then the
   // pidfd watches a stranger; rely on CheckLiveness instead.
-  if (pidfd_ >= 0 && segment_->CheckLiveness() == reader::ProducerLiveness::kGone) {
+  if (pidfd_ >= 0 && !reader::PidRunsAsRecorded(segment_->geometry())) {
     ::close(pidfd_);
     pidfd_ = -1;
   }

@@ -102,7 +102,8 @@ class ProducerSession {
   const SpanCorrelator& correlator() const { return correlator_; }
 
   // The pidfd of the producer (readable once it exits), or -1 when the
-  // kernel gave none: then the caller polls CheckLiveness.
+  // kernel gave none or its pid is not verified (another PID namespace):
+  // then the caller polls CheckLiveness.
   int pidfd() const { return pidfd_; }
 
   // Live level bookkeeping: what the daemon last wrote, and the explicit

@@ -1,6 +1,8 @@
 #include "drain/segment_admission.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -8,10 +10,37 @@
 #include <cerrno>
 
 #include "common/clock_now.h"
+#include "common/producer_lock.h"
 #include "common/segment_name.h"
 #include "log/log.h"
 
 namespace optrace::daemon {
+namespace {
+
+// How long after its last change (mtime: creation, then sizing) a segment
+// still initialising may go without its liveness lock before its producer
+// is taken for gone: a producer takes the lock right after creating the
+// file, within microseconds.
+constexpr time_t kUnlockedGraceSeconds = 2;
+
+// Whether the initialising segment at `path` was left by a producer that
+// died before finishing it: nobody holds its liveness lock (a producer in
+// another PID namespace, whose pid means nothing here, holds it while it
+// runs), it has been so for the grace period, and the pid in its `name`
+// does not exist (a producer older than the lock).
+bool LeftByDeadProducer(const std::string& path, const SegmentName& name) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;  // gone already, or not ours to judge
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const ProducerLockState lock = ProbeProducerLock(fd);
+  ::close(fd);
+  if (!stat_ok || lock == ProducerLockState::kHeld) return false;
+  if (::time(nullptr) - st.st_mtime < kUnlockedGraceSeconds) return false;
+  return ::kill(static_cast<pid_t>(name.pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
 
 SegmentAdmission::SegmentAdmission(Options options, SpanReader* reader,
                                    StringDictionary* dictionary, LiveEventListener* listener,
@@ -80,6 +109,7 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
     record.label = g.session_label;
     record.start_ns = static_cast<int64_t>(g.created_realtime_ns);
   }
+  record.pid_verified = g.pid_verified;
   auto session = std::make_unique<ProducerSession>(std::move(segment), std::move(record),
                                                    dictionary_, listener_, options_.limits);
   if (cursors != nullptr || halves != nullptr) {
@@ -98,10 +128,11 @@ void SegmentAdmission::RetryNotReady(const std::function<void(Admitted)>& adopt)
     // the segment, which will never be ready. Remove the leftover instead
     // of retrying forever.
     const auto parsed = SegmentName::Parse(name);
-    if (parsed && ::kill(static_cast<pid_t>(parsed->pid), 0) != 0 && errno == ESRCH) {
+    const std::string path = options_.shm_folder + "/" + name;
+    if (parsed && LeftByDeadProducer(path, *parsed)) {
       LogWarning("segment {} was never completed by its producer (pid {} is gone); removing it",
                  name, parsed->pid);
-      ::unlink((options_.shm_folder + "/" + name).c_str());
+      ::unlink(path.c_str());
       not_ready_.erase(name);
     }
   }

@@ -1,5 +1,6 @@
 // The daemon's open-file limit. Each attached producer holds a pidfd and a
-// mapping's fd for a while, each API connection an fd: the soft limit that
+// descriptor of its segment (the liveness lock's probe), each API
+// connection an fd: the soft limit that
 // a login shell or systemd gives (1024) is reached long before the hard
 // one, which is what the administrator allows.
 #ifndef OPTRACE_DAEMON_SERVICE_FD_LIMIT_H_

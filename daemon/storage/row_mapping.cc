@@ -116,7 +116,8 @@ class RowReader {
   X(strings_dropped, strings_dropped)               \
   X(names_capped, names_capped)                     \
   X(full_ring_wait_ns, full_ring_wait_ns)           \
-  X(full_ring_wait_timeouts, full_ring_wait_timeouts)
+  X(full_ring_wait_timeouts, full_ring_wait_timeouts) \
+  X(pid_verified, pid_verified)
 
 // The columns of sessions that the store keeps and batches leave alone.
 #define OPTRACE_SESSION_STORE_COLUMNS(X)             \

@@ -214,9 +214,17 @@ ALTER TABLE sessions ADD COLUMN window_keep_last_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN window_keep_last_bytes INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 11: whether a session's pid was verified as its producer's in
+// the daemon's PID namespace (reader::SegmentGeometry::pid_verified).
+// Sessions stored before read as verified: the daemon then kept a
+// session only while its pid answered as the producer.
+constexpr const char* kSchemaV11 = R"sql(
+ALTER TABLE sessions ADD COLUMN pid_verified INTEGER NOT NULL DEFAULT 1;
+)sql";
+
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4}, {5, kSchemaV5},
-    {6, kSchemaV6}, {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}, {10, kSchemaV10},
+    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},   {5, kSchemaV5},   {6, kSchemaV6},
+    {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -44,6 +44,7 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_label(record.label);
   out->set_pid(record.pid);
   out->set_uid(record.uid);
+  out->set_pid_unverified(!record.pid_verified);
   out->set_executable(record.executable);
   out->set_command_line(record.command_line);
   out->set_start_unix_ns(record.start_ns);

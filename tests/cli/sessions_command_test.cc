@@ -47,6 +47,30 @@ TEST(SessionsTableTest, Running_DurationUntilNow) {
   EXPECT_NE(text.find("2.00 s"), std::string::npos) << text;
 }
 
+// A producer in a container: its pid is marked and the mark explained
+// under the table; a list without one has neither.
+TEST(SessionsTableTest, UnverifiedPid_MarkedAndExplained) {
+  v1::ListSessionsResponse list;
+  *list.add_sessions() = MakeSession(3, v1::SESSION_STATE_RUNNING);
+  const std::string verified = RenderSessionsTable(list, false, kStart, 0, Palette(false));
+  EXPECT_EQ(verified.find("4242?"), std::string::npos) << verified;
+  EXPECT_EQ(verified.find("not verified"), std::string::npos) << verified;
+  list.mutable_sessions(0)->set_pid_unverified(true);
+  const auto lines = SplitLines(RenderSessionsTable(list, false, kStart, 0, Palette(false)));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("4242?"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("not verified"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("PID namespace"), std::string::npos) << lines[2];
+}
+
+TEST(SessionDetailTest, UnverifiedPid_SaysWhy) {
+  v1::GetSessionResponse response;
+  *response.mutable_session() = MakeSession(12, v1::SESSION_STATE_RUNNING);
+  response.mutable_session()->set_pid_unverified(true);
+  const std::string text = RenderSessionDetail(response, kStart, Palette(false));
+  EXPECT_NE(text.find("pid 4242 (the producer's own, not verified"), std::string::npos) << text;
+}
+
 TEST(SessionsTableTest, Empty_HintsAtAll) {
   EXPECT_NE(RenderSessionsTable({}, false, 0, 0, Palette(false)).find("--all"), std::string::npos);
 }

@@ -5,7 +5,7 @@
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
 //                         [--sleeps] [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
-//                         [--keep-at N [--keep-reason TEXT]]
+//                         [--keep-at N [--keep-reason TEXT]] [--fork-child]
 //
 // Each thread runs M iterations of: a scoped "outer" op containing a scoped
 // "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
@@ -16,6 +16,8 @@
 // --keep-at N calls optrace_keep(TEXT) (--keep-reason, default "test")
 // inside iteration N (0-based) of each thread's ops, within its "outer"
 // and "inner" ops, and prints "kept op=<outer's op id> rc=<its return>".
+// --fork-child, after the ops, forks a child that never traces and sleeps
+// until killed (its stdio on /dev/null), and prints "child=<pid>".
 // --hold-open NAME, after the ops, opens op NAME, prints "holding=<op id>"
 // and sleeps until killed.
 // --rate paces each thread's ops (LAUNCH/COMPLETE pairs) to that many a
@@ -37,6 +39,7 @@
 // --names-capped N, after those, counts N names replaced at a cap
 // (optrace_count_names_capped), as an instrumentation layer past its cap
 // does; exits 3 if that fails.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -60,6 +63,7 @@ struct Args {
   int threads = 1;
   long ops = 1000;
   bool wait_stdin = false;
+  bool fork_child = false;
   bool forever = false;
   const char* hold_open = nullptr;
   bool sleeps = false;
@@ -115,6 +119,8 @@ Args Parse(int argc, char** argv) {
       a.keep_at = std::atol(next());
     } else if (flag == "--keep-reason") {
       a.keep_reason = next();
+    } else if (flag == "--fork-child") {
+      a.fork_child = true;
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -129,6 +135,20 @@ std::atomic<long> g_launches{0};
 std::atomic<bool> g_stop{false};
 
 void OnStopSignal(int) { g_stop.store(true); }
+
+// Forks a child that outlives this process without tracing (as a server's
+// worker or a data loader may), and prints its pid.
+void ForkIdleChild() {
+  std::fflush(stdout);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+    while (true) ::pause();
+  }
+  std::printf("child=%d\n", static_cast<int>(child));
+  std::fflush(stdout);
+}
 
 // An op of `site` that lasts at least `ms` ms (it sleeps that long), then
 // runs `inside()` within it: a lower bound on its duration that the test
@@ -265,6 +285,7 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
+  if (args.fork_child) ForkIdleChild();
   if (args.hold_open != nullptr) {
     static optrace::OpSite held(args.hold_open);
     optrace::ScopedOp op(held);

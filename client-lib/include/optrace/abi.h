@@ -31,7 +31,7 @@ inline constexpr uint64_t kControlMagic = 0x014c54435254504fULL;
 // Incompatible change: a consumer refuses other majors.
 inline constexpr uint16_t kAbiMajor = 1;
 // Additive change: fields are only appended, a consumer accepts any minor.
-inline constexpr uint16_t kAbiMinor = 3;
+inline constexpr uint16_t kAbiMinor = 4;
 
 inline constexpr uint32_t kEventBytes = 64;
 inline constexpr uint32_t kHeaderBytes = 4096;
@@ -95,6 +95,18 @@ inline constexpr uint8_t kMaxLevel = 5;
 enum class ClockId : uint32_t {
   kTsc = 1,          // x86 invariant TSC ticks; consumer calibrates the rate
   kMonotonicNs = 2,  // CLOCK_MONOTONIC nanoseconds
+};
+
+// How a consumer tells that a segment's producer still runs
+// (SegmentHeader::liveness, minor 4).
+enum class LivenessSignal : uint32_t {
+  // Only the pid: the process `pid` exists with `process_start_ticks`.
+  // Producers older than minor 4 (their field is reserved, zero).
+  kPidOnly = 0,
+  // Besides the pid, a shared flock(2) the producer holds on its segment
+  // from before `state = kReady` until it exits or execs: the kernel
+  // drops it with the process, whatever PID namespace either side is in.
+  kSegmentLock = 1,
 };
 
 // OpEvent::flags bits. Unknown bits are ignored by consumers.
@@ -178,7 +190,7 @@ struct SegmentHeader {
   uint64_t process_start_ticks;  // /proc/<pid>/stat field 22, against pid reuse
   uint64_t nonce;                // equals the nonce in the segment name
   uint32_t clock_id;             // ClockId of OpEvent::ts
-  uint32_t reserved0;
+  uint32_t liveness;             // minor 4: LivenessSignal (0, pid only, in older segments)
   uint64_t clock_ticks_per_sec;          // 0: the consumer calibrates the rate itself
   uint64_t created_ts;                   // clock_id domain, at creation
   uint64_t created_monotonic_ns;         // CLOCK_MONOTONIC at the same instant
@@ -222,6 +234,7 @@ struct SegmentHeader {
   std::atomic<uint64_t> full_ring_wait_ns;
   std::atomic<uint64_t> full_ring_wait_timeouts;
 };
+static_assert(offsetof(SegmentHeader, liveness) == 108);
 static_assert(offsetof(SegmentHeader, state) == 976);
 static_assert(offsetof(SegmentHeader, level) == 1024);
 static_assert(offsetof(SegmentHeader, attach_word) == 1044);

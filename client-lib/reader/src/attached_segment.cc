@@ -1,5 +1,6 @@
 #include "optrace/reader/attached_segment.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,8 +13,10 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <utility>
 
 #include "common/process_info.h"
+#include "common/producer_lock.h"
 #include "common/shared_futex.h"
 #include "optrace/reader/shm_fault_guard.h"
 #include "optrace/reader/text_sanitizer.h"
@@ -22,7 +25,15 @@ namespace optrace::reader {
 namespace bip = boost::interprocess;
 
 struct AttachedSegment::Mapping {
+  explicit Mapping(bip::mapped_region r) : region(std::move(r)) {}
+  ~Mapping() {
+    if (lock_fd >= 0) ::close(lock_fd);
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+
   bip::mapped_region region;
+  int lock_fd = -1;  // our own descriptor of the segment, to probe the liveness lock
 };
 
 namespace {
@@ -163,7 +174,9 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
                                                   Num(abi::kMaxSegmentBytes) + "]");
     }
     mapping = std::make_unique<Mapping>(
-        Mapping{bip::mapped_region(shm, bip::read_write, 0, static_cast<size_t>(size))});
+        bip::mapped_region(shm, bip::read_write, 0, static_cast<size_t>(size)));
+    // Kept only for a producer that holds the liveness lock (read below).
+    mapping->lock_fd = ::fcntl(shm.get_mapping_handle().handle, F_DUPFD_CLOEXEC, 0);
   } catch (const bip::interprocess_exception& e) {
     if (e.get_error_code() == bip::not_found_error) {
       return Status::NotFound("segment " + shm_name + " no longer exists");
@@ -247,6 +260,14 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
   g.abi_minor = h.abi_minor;
   g.process_start_ticks = h.process_start_ticks;
   g.clock_id = static_cast<abi::ClockId>(h.clock_id);
+  // Unknown values are read as the oldest signal: the pid only.
+  g.liveness = h.liveness == static_cast<uint32_t>(abi::LivenessSignal::kSegmentLock)
+                   ? abi::LivenessSignal::kSegmentLock
+                   : abi::LivenessSignal::kPidOnly;
+  if (g.liveness != abi::LivenessSignal::kSegmentLock && mapping->lock_fd >= 0) {
+    ::close(mapping->lock_fd);
+    mapping->lock_fd = -1;
+  }
   g.clock_ticks_per_sec = h.clock_ticks_per_sec;
   g.created_ts = h.created_ts;
   g.created_monotonic_ns = h.created_monotonic_ns;
@@ -254,6 +275,7 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
   g.session_label = SanitizeText(std::string_view(h.session_label, sizeof h.session_label), true);
   g.executable = SanitizeText(std::string_view(h.executable, sizeof h.executable), true);
   g.command_line = NulSeparatedToSpaces(h.command_line, sizeof h.command_line);
+  g.pid_verified = PidRunsAsRecorded(g);
   return std::unique_ptr<AttachedSegment>(
       new AttachedSegment(shm_name, std::move(mapping), std::move(g)));
 }
@@ -296,16 +318,35 @@ std::optional<ProducerFields> AttachedSegment::ReadProducerFields() const {
   return f;
 }
 
-ProducerLiveness AttachedSegment::CheckLiveness() const {
-  const auto pid = static_cast<pid_t>(geometry_.name.pid);
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return ProducerLiveness::kGone;
+bool PidRunsAsRecorded(const SegmentGeometry& geometry) {
+  const auto pid = static_cast<pid_t>(geometry.name.pid);
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   const auto ticks = ProcessStartTicks(pid);
-  if (!ticks) return ProducerLiveness::kGone;
+  if (!ticks) return false;
   // A producer that could not read its own start time wrote 0: trust the pid.
-  if (geometry_.process_start_ticks != 0 && *ticks != geometry_.process_start_ticks) {
-    return ProducerLiveness::kGone;  // the pid was reused by another process
+  if (geometry.process_start_ticks != 0 && *ticks != geometry.process_start_ticks) {
+    return false;  // the pid was reused, or names another process in our PID namespace
   }
-  return ProducerLiveness::kAlive;
+  // A live process of another user is not the producer of a segment that
+  // this uid owns (rule 1), whatever its header claims.
+  return ProcessRealUid(pid) == geometry.name.uid;
+}
+
+ProducerLiveness AttachedSegment::CheckLiveness() const {
+  if (mapping_->lock_fd >= 0) {
+    switch (ProbeProducerLock(mapping_->lock_fd)) {
+      case ProducerLockState::kHeld:
+        return ProducerLiveness::kAlive;
+      case ProducerLockState::kFree:
+        // A verified producer may have closed every descriptor (a program
+        // that closes all its files, or exec): its pid still answers.
+        if (!geometry_.pid_verified) return ProducerLiveness::kGone;
+        break;
+      case ProducerLockState::kUnknown:
+        break;
+    }
+  }
+  return PidRunsAsRecorded(geometry_) ? ProducerLiveness::kAlive : ProducerLiveness::kGone;
 }
 
 bool AttachedSegment::WriteLevel(abi::LevelValue level) {

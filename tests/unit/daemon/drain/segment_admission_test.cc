@@ -6,9 +6,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/producer_lock.h"
 #include "common/segment_name.h"
 #include "held_producer.h"
 #include "segment_reading.h"
@@ -27,6 +30,24 @@ void MakeShmFile(const std::string& name, off_t bytes) {
   ASSERT_GE(fd, 0) << name;
   EXPECT_EQ(::ftruncate(fd, bytes), 0);
   ::close(fd);
+}
+
+// Sets the file's modification time `seconds` into the past: a segment
+// its producer stopped changing a while ago.
+void AgeShmFile(const std::string& name, int seconds) {
+  timespec times[2];
+  ASSERT_EQ(::clock_gettime(CLOCK_REALTIME, &times[0]), 0);
+  times[0].tv_sec -= seconds;
+  times[1] = times[0];
+  ASSERT_EQ(::utimensat(AT_FDCWD, ("/dev/shm/" + name).c_str(), times, 0), 0) << name;
+}
+
+// The pid of a process that has exited (and been reaped).
+uint32_t GonePid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return static_cast<uint32_t>(child);
 }
 
 // A segment name in this test's namespace for `pid`.
@@ -145,14 +166,12 @@ TEST_F(SegmentAdmissionTest, TryAttach_InvalidSegment_RejectedOnceAndCounted) {
 }
 
 TEST_F(SegmentAdmissionTest, RetryNotReady_ProducerGoneBeforeSizingItsSegment_LeftoverRemoved) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(0);
-  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // its pid is gone now
-  const std::string unfinished = NameFor(static_cast<uint32_t>(child), 0x5);
+  const std::string unfinished = NameFor(GonePid(), 0x5);
   const std::string sizing = NameFor(static_cast<uint32_t>(::getpid()), 0x6);  // still alive
   MakeShmFile(unfinished, 0);
   MakeShmFile(sizing, 0);
+  AgeShmFile(unfinished, 10);
+  AgeShmFile(sizing, 10);
   SegmentAdmission admission = MakeAdmission();
   admission.Resume(ResumeState{});
   EXPECT_FALSE(admission.TryAttach(unfinished).has_value());
@@ -164,6 +183,32 @@ TEST_F(SegmentAdmissionTest, RetryNotReady_ProducerGoneBeforeSizingItsSegment_Le
   EXPECT_FALSE(ShmFileExists(unfinished)) << "its producer is gone";
   EXPECT_TRUE(ShmFileExists(sizing)) << "its producer may still size it";
   ::unlink(("/dev/shm/" + sizing).c_str());
+}
+
+// A producer in another PID namespace: its pid means nothing here, but it
+// holds the liveness lock while it sizes its segment, which stays. So does
+// a segment changed a moment ago, whose producer may be about to lock it.
+TEST_F(SegmentAdmissionTest, RetryNotReady_UnknownPidButLockHeldOrJustCreated_SegmentKept) {
+  const std::string locked = NameFor(GonePid(), 0x7);
+  const std::string fresh = NameFor(GonePid(), 0x8);
+  MakeShmFile(locked, 0);
+  MakeShmFile(fresh, 0);
+  AgeShmFile(locked, 10);
+  const int lock_fd = ::open(("/dev/shm/" + locked).c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(lock_fd, 0);
+  ASSERT_TRUE(TakeProducerLock(lock_fd));
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  EXPECT_FALSE(admission.TryAttach(locked).has_value());
+  EXPECT_FALSE(admission.TryAttach(fresh).has_value());
+  admission.RetryNotReady([](SegmentAdmission::Admitted) {});
+  EXPECT_TRUE(ShmFileExists(locked)) << "its producer holds the lock";
+  EXPECT_TRUE(ShmFileExists(fresh)) << "within the grace period";
+  ::close(lock_fd);  // the producer dies
+  AgeShmFile(fresh, 10);
+  admission.RetryNotReady([](SegmentAdmission::Admitted) {});
+  EXPECT_FALSE(ShmFileExists(locked)) << "lock free and pid gone";
+  EXPECT_FALSE(ShmFileExists(fresh)) << "lock free and pid gone";
 }
 
 TEST_F(SegmentAdmissionTest, CloseOrphans_RunningSessionWithoutSegment_StoredCrashedOpIncomplete) {

@@ -66,16 +66,16 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
                "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
-               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, spans_trimmed, "
-               "instants_trimmed, trimmed_before_ns, window_overridden, window_keep_last_ns, "
-               "window_keep_last_bytes");
-  EXPECT_EQ(kSessionColumnCount, 29);
+               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, pid_verified, "
+               "spans_trimmed, instants_trimmed, trimmed_before_ns, window_overridden, "
+               "window_keep_last_ns, window_keep_last_bytes");
+  EXPECT_EQ(kSessionColumnCount, 30);
   EXPECT_EQ(kSessionStoreColumnCount, 6);
   EXPECT_STREQ(kSessionDrainColumns,
                "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
-               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts");
+               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, pid_verified");
   EXPECT_STREQ(kInstantColumns, "ts_ns, kind, level, name, tag, tid, parent_op_id, value");
   EXPECT_EQ(kInstantColumnCount, 8);
   EXPECT_STREQ(kHalfOpColumns,
@@ -95,6 +95,7 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
       .segment_name = "segment",
       .pid = 2,
       .uid = 3,
+      .pid_verified = false,
       .executable = "executable",
       .command_line = "command line",
       .label = "label",
@@ -126,6 +127,7 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   EXPECT_EQ(r.segment_name, "segment");
   EXPECT_EQ(r.pid, 2u);
   EXPECT_EQ(r.uid, 3u);
+  EXPECT_FALSE(r.pid_verified);
   EXPECT_EQ(r.executable, "executable");
   EXPECT_EQ(r.command_line, "command line");
   EXPECT_EQ(r.label, "label");
@@ -152,7 +154,7 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
       (std::vector<std::string>{
           "1",  "segment", "2",  "3",  "executable", "command line", "label", "-4", "5",  "crashed",
           "6",  "7",       "8",  "9",  "10",         "11",           "12",    "13", "14", "15",
-          "16", "20",      "21", "17", "18",         "-19",          "1",     "22", "23"}));
+          "16", "20",      "21", "0",  "17",         "18",           "-19",   "1",  "22", "23"}));
 }
 
 TEST_F(RowMappingTest, Malicious_UnknownSessionState_ErrorNamesColumn) {

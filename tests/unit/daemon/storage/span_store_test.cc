@@ -73,6 +73,8 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 11:
+        return {"ALTER TABLE sessions DROP COLUMN pid_verified"};
       case 10:
         return {"ALTER TABLE sessions DROP COLUMN window_keep_last_bytes",
                 "ALTER TABLE sessions DROP COLUMN window_keep_last_ns",
@@ -934,6 +936,16 @@ TEST_F(SpanStoreTest, Open_Version9Database_SessionsOnTheDaemonsWindow) {
   SessionRecord own = MakeSession(2);
   own.window = {.overridden = true, .limits = {.keep_last_ns = 30'000'000'000}};
   ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 9, before, own));
+}
+
+// A database of schema version 10, before pids were verified: its sessions
+// read as verified; a session of a producer in another PID namespace,
+// stored after, keeps its mark.
+TEST_F(SpanStoreTest, Open_Version10Database_SessionsReadAsPidVerified) {
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord unverified = MakeSession(2);
+  unverified.pid_verified = false;
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 10, before, unverified));
 }
 
 }  // namespace

@@ -40,6 +40,12 @@ struct SegmentGeometry {
   uint16_t abi_minor = 0;
   uint64_t process_start_ticks = 0;
   abi::ClockId clock_id = abi::ClockId::kMonotonicNs;
+  abi::LivenessSignal liveness = abi::LivenessSignal::kPidOnly;
+  // At attach: the header's pid runs in this PID namespace, started at
+  // `process_start_ticks` and owned by the segment's uid. False for a
+  // producer in another PID namespace (a container) or one that claims
+  // another process's pid: its pid is only what it says of itself.
+  bool pid_verified = false;
   uint64_t clock_ticks_per_sec = 0;
   uint64_t created_ts = 0;
   uint64_t created_monotonic_ns = 0;
@@ -93,8 +99,10 @@ class AttachedSegment {
   // Guarded read of the producer-owned fields; nullopt after a fault.
   std::optional<ProducerFields> ReadProducerFields() const;
 
-  // Checks that pid still runs with the recorded start time (pid reuse
-  // means the producer is gone).
+  // Whether the producer still runs. A producer holding the liveness lock
+  // (ABI minor 4) is alive while the lock is held, wherever its pid means
+  // something; without the lock, or once a verified producer's lock is
+  // free, PidRunsAsRecorded decides (pid reuse means the producer is gone).
   ProducerLiveness CheckLiveness() const;
 
   // Consumer-owned writes. Return false if the store faulted.
@@ -120,6 +128,11 @@ class AttachedSegment {
   size_t bytes_;
   SegmentGeometry geometry_;
 };
+
+// Whether the header's pid runs in this PID namespace as the producer
+// that made `geometry`: it exists, started at `process_start_ticks` (0:
+// not checked) and its real uid is the segment's.
+bool PidRunsAsRecorded(const SegmentGeometry& geometry);
 
 // Validates the geometry fields of a header snapshot against a segment of
 // `segment_bytes` bytes (rule 6): limits, power-of-two capacity, and every
