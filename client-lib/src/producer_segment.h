@@ -26,8 +26,7 @@ class ProducerSegment {
   // a sentence naming the segment and the cause. Never throws.
   static std::unique_ptr<ProducerSegment> Create(const ProducerOptions& options,
                                                  abi::LevelValue requested_level,
-                                                 abi::LevelValue initial_level,
-                                                 std::string* error);
+                                                 abi::LevelValue initial_level, std::string* error);
   ~ProducerSegment();
   ProducerSegment(const ProducerSegment&) = delete;
   ProducerSegment& operator=(const ProducerSegment&) = delete;

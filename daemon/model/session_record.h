@@ -35,8 +35,8 @@ struct SessionTrim {
 struct SessionRecord {
   SessionId id = 0;
   std::string segment_name;  // unique: how a restarted daemon finds the session
-  uint32_t pid = 0;  // the producer's own pid, in its PID namespace
-  uint32_t uid = 0;  // the segment's owner
+  uint32_t pid = 0;          // the producer's own pid, in its PID namespace
+  uint32_t uid = 0;          // the segment's owner
   // The pid was verified as the producer's in the daemon's PID namespace
   // (reader::SegmentGeometry::pid_verified); otherwise it, the executable
   // and the command line are only what the producer says of itself.

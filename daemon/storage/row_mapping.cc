@@ -93,29 +93,29 @@ class RowReader {
 // sessions: the columns of the drain's record, then those the store keeps.
 #define OPTRACE_SESSION_COLUMNS(X) OPTRACE_SESSION_DRAIN_COLUMNS(X) OPTRACE_SESSION_STORE_COLUMNS(X)
 
-#define OPTRACE_SESSION_DRAIN_COLUMNS(X)            \
-  X(id, id)                                         \
-  X(segment_name, segment_name)                     \
-  X(pid, pid)                                       \
-  X(uid, uid)                                       \
-  X(executable, executable)                         \
-  X(command_line, command_line)                     \
-  X(label, label)                                   \
-  X(start_ns, start_ns)                             \
-  X(end_ns, end_ns)                                 \
-  X(state, state)                                   \
-  X(events, events)                                 \
-  X(spans, spans)                                   \
-  X(instants, instants)                             \
-  X(open_ops, open_ops)                             \
-  X(dropped_ring_full, dropped_ring_full)           \
-  X(dropped_no_ring, dropped_no_ring)               \
-  X(dropped_shed, dropped_shed)                     \
-  X(dropped_daemon_restart, dropped_daemon_restart) \
-  X(dropped_invalid, dropped_invalid)               \
-  X(strings_dropped, strings_dropped)               \
-  X(names_capped, names_capped)                     \
-  X(full_ring_wait_ns, full_ring_wait_ns)           \
+#define OPTRACE_SESSION_DRAIN_COLUMNS(X)              \
+  X(id, id)                                           \
+  X(segment_name, segment_name)                       \
+  X(pid, pid)                                         \
+  X(uid, uid)                                         \
+  X(executable, executable)                           \
+  X(command_line, command_line)                       \
+  X(label, label)                                     \
+  X(start_ns, start_ns)                               \
+  X(end_ns, end_ns)                                   \
+  X(state, state)                                     \
+  X(events, events)                                   \
+  X(spans, spans)                                     \
+  X(instants, instants)                               \
+  X(open_ops, open_ops)                               \
+  X(dropped_ring_full, dropped_ring_full)             \
+  X(dropped_no_ring, dropped_no_ring)                 \
+  X(dropped_shed, dropped_shed)                       \
+  X(dropped_daemon_restart, dropped_daemon_restart)   \
+  X(dropped_invalid, dropped_invalid)                 \
+  X(strings_dropped, strings_dropped)                 \
+  X(names_capped, names_capped)                       \
+  X(full_ring_wait_ns, full_ring_wait_ns)             \
   X(full_ring_wait_timeouts, full_ring_wait_timeouts) \
   X(pid_verified, pid_verified)
 

@@ -223,8 +223,9 @@ ALTER TABLE sessions ADD COLUMN pid_verified INTEGER NOT NULL DEFAULT 1;
 )sql";
 
 constexpr Migration kMigrations[] = {
-    {1, kSchemaV1}, {2, kSchemaV2}, {3, kSchemaV3}, {4, kSchemaV4},   {5, kSchemaV5},   {6, kSchemaV6},
-    {7, kSchemaV7}, {8, kSchemaV8}, {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11},
+    {1, kSchemaV1}, {2, kSchemaV2},   {3, kSchemaV3},   {4, kSchemaV4},
+    {5, kSchemaV5}, {6, kSchemaV6},   {7, kSchemaV7},   {8, kSchemaV8},
+    {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

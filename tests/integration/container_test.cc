@@ -29,8 +29,8 @@ using testing::Subprocess;
 
 // unshare(1) with a PID namespace of its own and a /proc to match, the
 // producer its first process; killing unshare kills the producer.
-const std::vector<std::string> kInOtherPidNamespace = {
-    "/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount-proc"};
+const std::vector<std::string> kInOtherPidNamespace = {"/usr/bin/unshare", "--pid", "--fork",
+                                                       "--kill-child", "--mount-proc"};
 
 // Whether this machine lets us make PID namespaces (root, or CAP_SYS_ADMIN).
 bool CanMakePidNamespaces() {
@@ -105,7 +105,7 @@ TEST_F(ContainerTest, ProducerInOtherPidNamespaceKilled_CrashedWithItsOpsStored)
   ASSERT_TRUE(holding.has_value()) << producer->stderr_text();
   const auto counts = ParseCounts("holding=" + *holding);
   std::this_thread::sleep_for(1500ms);  // over a liveness poll: the daemon saw it alive
-  producer->Kill(SIGKILL);  // unshare --kill-child takes the producer with it
+  producer->Kill(SIGKILL);              // unshare --kill-child takes the producer with it
   producer->Wait(10s);
 
   const auto session =
@@ -125,8 +125,8 @@ TEST_F(ContainerTest, ProducerInDaemonsPidNamespace_PidVerified) {
   auto producer = testing::StartTestProducer({"--ops", "100"});
   const auto status = producer->Wait(30s);
   ASSERT_TRUE(status && status->exited && status->code == 0) << producer->stderr_text();
-  const auto session = testing::WaitForStoredSession(
-      daemon_.db_path(), static_cast<uint32_t>(producer->pid()), 20s);
+  const auto session =
+      testing::WaitForStoredSession(daemon_.db_path(), static_cast<uint32_t>(producer->pid()), 20s);
   ASSERT_TRUE(session.has_value()) << daemon_.log();
   EXPECT_EQ(session->record.state, SessionState::kExited);
   EXPECT_TRUE(session->record.pid_verified);

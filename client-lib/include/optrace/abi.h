@@ -187,10 +187,10 @@ struct SegmentHeader {
   uint32_t string_blob_bytes;
   uint32_t pid;
   uint32_t uid;
-  uint64_t process_start_ticks;  // /proc/<pid>/stat field 22, against pid reuse
-  uint64_t nonce;                // equals the nonce in the segment name
-  uint32_t clock_id;             // ClockId of OpEvent::ts
-  uint32_t liveness;             // minor 4: LivenessSignal (0, pid only, in older segments)
+  uint64_t process_start_ticks;          // /proc/<pid>/stat field 22, against pid reuse
+  uint64_t nonce;                        // equals the nonce in the segment name
+  uint32_t clock_id;                     // ClockId of OpEvent::ts
+  uint32_t liveness;                     // minor 4: LivenessSignal (0, pid only, in older segments)
   uint64_t clock_ticks_per_sec;          // 0: the consumer calibrates the rate itself
   uint64_t created_ts;                   // clock_id domain, at creation
   uint64_t created_monotonic_ns;         // CLOCK_MONOTONIC at the same instant

@@ -59,7 +59,8 @@ TEST(ProducerLivenessTest, RealProducer_LockHeldWhileItRuns_FreeAfterItsForkChil
 
 TEST(ProducerLivenessTest, PidRunsAsRecorded_OnlyTheProducersOwnProcess) {
   reader::SegmentGeometry own;
-  own.name = SegmentName{"t", static_cast<uint32_t>(::getuid()), static_cast<uint32_t>(::getpid()), 1};
+  own.name =
+      SegmentName{"t", static_cast<uint32_t>(::getuid()), static_cast<uint32_t>(::getpid()), 1};
   own.process_start_ticks = ProcessStartTicks(::getpid()).value_or(0);
   ASSERT_NE(own.process_start_ticks, 0u);
   EXPECT_TRUE(reader::PidRunsAsRecorded(own));

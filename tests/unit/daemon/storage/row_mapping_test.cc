@@ -152,9 +152,9 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   EXPECT_EQ(
       StoredValues(kSessionColumns),
       (std::vector<std::string>{
-          "1",  "segment", "2",  "3",  "executable", "command line", "label", "-4", "5",  "crashed",
-          "6",  "7",       "8",  "9",  "10",         "11",           "12",    "13", "14", "15",
-          "16", "20",      "21", "0",  "17",         "18",           "-19",   "1",  "22", "23"}));
+          "1",  "segment", "2",  "3", "executable", "command line", "label", "-4", "5",  "crashed",
+          "6",  "7",       "8",  "9", "10",         "11",           "12",    "13", "14", "15",
+          "16", "20",      "21", "0", "17",         "18",           "-19",   "1",  "22", "23"}));
 }
 
 TEST_F(RowMappingTest, Malicious_UnknownSessionState_ErrorNamesColumn) {
