@@ -37,6 +37,16 @@ int RunUi(Connection& connection, const UiOptions& options) {
       UiRuntimeFiles::Write(DefaultRuntimeFolder(), port, *token, url, &error);
   if (!files) return Fail(error);
 
+  // Ctrl-C is caught before the URL is out: whoever reads the URL may stop
+  // the server at once, and its files must still be removed.
+  std::mutex mu;
+  std::condition_variable stopped_cv;
+  bool stopped = false;  // GUARDED_BY(mu)
+  const InterruptWatcher watcher([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    stopped = true;
+    stopped_cv.notify_all();
+  });
   fmt::print("optrace ui: the sessions of the daemon at {}, for this user only, at\n{}\n",
              connection.address(), url);
   fmt::print("(token in {}; Ctrl-C stops)\n", files->token_path());
@@ -46,14 +56,6 @@ int RunUi(Connection& connection, const UiOptions& options) {
     std::fflush(stdout);
   }
 
-  std::mutex mu;
-  std::condition_variable stopped_cv;
-  bool stopped = false;  // GUARDED_BY(mu)
-  const InterruptWatcher watcher([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    stopped = true;
-    stopped_cv.notify_all();
-  });
   std::unique_lock<std::mutex> lock(mu);
   stopped_cv.wait(lock, [&] { return stopped; });
   return kExitOk;
