@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/source_listing.h"
 #include "model/span.h"
 #include "model/window_limits.h"
 
@@ -60,6 +61,7 @@ struct SessionRecord {
   uint64_t names_capped = 0;             // producer: names/tags replaced at a cap (not events)
   uint64_t full_ring_wait_ns = 0;        // producer, lossless mode: time waited for room
   uint64_t full_ring_wait_timeouts = 0;  // producer, lossless mode: waits that ran out
+  SessionListingCounts listings;         // source listings shipped, refused, dropped, capped
   SessionTrim trim;                      // store: seen and stored, then trimmed (not drops)
   SessionWindow window;                  // store: the session's own window, if set
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/session_record.h"
+#include "model/source_listing.h"
 #include "model/span.h"
 
 namespace optrace::daemon {
@@ -54,6 +55,7 @@ struct StoreBatch {
   std::vector<SessionHalves> halves_opened;    // persisted unpaired halves
   std::vector<HalfOpKey> halves_closed;        // persisted halves now paired or finalised
   std::vector<RingCursor> cursors;             // upserts
+  std::vector<SourceListing> listings;         // new listings of the sessions (inserted once)
 
   size_t SpanCount() const {
     size_t n = 0;
