@@ -44,7 +44,7 @@ int optrace_intern(const char* text, size_t len, uint32_t* id) {
 int optrace_intern_location(const char* file, uint32_t line, uint32_t* id) {
   if (file == nullptr || id == nullptr) return -EINVAL;
   try {
-    *id = optrace::Intern(std::string(file) + ":" + std::to_string(line));
+    *id = optrace::client::Runtime::Get().InternLocation(file, line);
   } catch (...) {
     *id = optrace::abi::kStringTableFull;
   }

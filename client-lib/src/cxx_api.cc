@@ -60,7 +60,7 @@ uint32_t OpSite::InternField(Field field) noexcept {
       break;
     case kSrcloc:
       try {
-        id = Intern(std::string(location_.file_name()) + ":" + std::to_string(location_.line()));
+        id = client::Runtime::Get().InternLocation(location_.file_name(), location_.line());
       } catch (...) {
         id = abi::kStringTableFull;
       }

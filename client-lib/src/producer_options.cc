@@ -16,6 +16,12 @@ namespace {
 constexpr uint32_t kMaxAttachTimeoutMs = 10'000;
 // A lossless wait longer than a minute is a hung daemon, not a slow one.
 constexpr uint32_t kMaxFullRingTimeoutMs = 60'000;
+// Lines of a listing on each side of its op's line: a screenful is plenty.
+constexpr uint32_t kMaxListingContext = 200;
+// The listing area: room for one small file at least, 16 MiB at most (it
+// is reserved memory in /dev/shm, per process).
+constexpr uint32_t kMinListingBytes = 4096;
+constexpr uint32_t kMaxListingBytes = 16u << 20;
 
 void Warn(const char* variable, std::string_view value, std::string_view problem,
           std::string_view fallback) {
@@ -42,8 +48,8 @@ void ReadCount(const char* variable, uint32_t lo, uint32_t hi, bool pow2, uint32
   Warn(variable, text, problem, std::to_string(*out));
 }
 
-// Reads a variable of two words: `on` sets `*out`, `off` (the default)
-// clears it.
+// Reads a variable of two words: `on` sets `*out`, `off` clears it; any
+// other value leaves the default in `*out`.
 void ReadSwitch(const char* variable, std::string_view on, std::string_view off, bool* out) {
   const char* raw = std::getenv(variable);
   if (raw == nullptr || *raw == '\0') return;
@@ -52,7 +58,7 @@ void ReadSwitch(const char* variable, std::string_view on, std::string_view off,
     *out = value == on;
     return;
   }
-  Warn(variable, value, "is not " + std::string(on) + " or " + std::string(off), off);
+  Warn(variable, value, "is not " + std::string(on) + " or " + std::string(off), *out ? on : off);
 }
 
 }  // namespace
@@ -86,6 +92,10 @@ ProducerOptions ReadProducerOptions() {
   ReadCount("OPTRACE_RING_CAPACITY", abi::kMinRingCapacity, abi::kMaxRingCapacity, true,
             &o.ring_capacity);
   ReadCount("OPTRACE_ATTACH_TIMEOUT_MS", 0, kMaxAttachTimeoutMs, false, &o.attach_timeout_ms);
+  ReadSwitch("OPTRACE_LISTINGS", "1", "0", &o.listings);
+  ReadCount("OPTRACE_LISTING_CONTEXT", 0, kMaxListingContext, false, &o.listing_context);
+  ReadCount("OPTRACE_LISTING_BYTES", kMinListingBytes, kMaxListingBytes, false,
+            &o.listing_blob_bytes);
   return o;
 }
 

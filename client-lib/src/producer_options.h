@@ -26,6 +26,16 @@ struct ProducerOptions {
   uint32_t full_ring_timeout_ms = 1000;  // OPTRACE_FULL_RING_TIMEOUT_MS
   uint32_t string_slots = 8192;
   uint32_t string_blob_bytes = 512u << 10;
+  // Source listings (docs/abi.md "Listings"): the lines around each op
+  // site, read by this process and shipped in its segment.
+  bool listings = true;                    // OPTRACE_LISTINGS=0 turns them off
+  uint32_t listing_context = 10;           // OPTRACE_LISTING_CONTEXT: lines before and after
+  uint32_t listing_blob_bytes = 1u << 20;  // OPTRACE_LISTING_BYTES: the area's text bytes
+  uint32_t listing_slots = 4096;
+
+  // The listing area's entries: none when listings are off.
+  uint32_t listing_slots_in_segment() const { return listings ? listing_slots : 0; }
+  uint32_t listing_blob_in_segment() const { return listings ? listing_blob_bytes : 0; }
 };
 
 // Reads OPTRACE_* variables. An invalid value never fails the process: it

@@ -49,7 +49,8 @@ void CopyPadded(char* dst, size_t dst_bytes, const std::string& src) {
 
 // The canonical layout for `o`; every region starts 64-byte aligned.
 struct Layout {
-  uint64_t rings_offset, slots_offset, string_entries_offset, string_blob_offset, segment_bytes;
+  uint64_t rings_offset, slots_offset, string_entries_offset, string_blob_offset,
+      listing_entries_offset, listing_blob_offset, segment_bytes;
 };
 
 Layout ComputeLayout(const ProducerOptions& o) {
@@ -60,7 +61,12 @@ Layout ComputeLayout(const ProducerOptions& o) {
       l.slots_offset + uint64_t{o.ring_count} * o.ring_capacity * abi::kEventBytes;
   l.string_blob_offset =
       AlignUp(l.string_entries_offset + uint64_t{o.string_slots} * abi::kStringEntryBytes, 64);
-  l.segment_bytes = AlignUp(l.string_blob_offset + o.string_blob_bytes, kPage);
+  l.listing_entries_offset = AlignUp(l.string_blob_offset + o.string_blob_bytes, 64);
+  l.listing_blob_offset = AlignUp(
+      l.listing_entries_offset + uint64_t{o.listing_slots_in_segment()} * abi::kListingEntryBytes,
+      64);
+  l.segment_bytes = AlignUp(l.listing_blob_offset + o.listing_blob_in_segment(), kPage);
+  if (o.listing_slots_in_segment() == 0) l.listing_entries_offset = l.listing_blob_offset = 0;
   return l;
 }
 
@@ -127,6 +133,10 @@ std::unique_ptr<ProducerSegment> ProducerSegment::Create(const ProducerOptions& 
   h.string_blob_offset = layout.string_blob_offset;
   h.string_slots = options.string_slots;
   h.string_blob_bytes = options.string_blob_bytes;
+  h.listing_entries_offset = layout.listing_entries_offset;
+  h.listing_blob_offset = layout.listing_blob_offset;
+  h.listing_slots = options.listing_slots_in_segment();
+  h.listing_blob_bytes = options.listing_blob_in_segment();
   h.pid = seg_name.pid;
   h.uid = seg_name.uid;
   h.process_start_ticks = ProcessStartTicks(pid).value_or(0);
@@ -189,6 +199,12 @@ abi::StringEntry* ProducerSegment::string_entries() {
 }
 
 char* ProducerSegment::string_blob() { return base_ + header_->string_blob_offset; }
+
+abi::ListingEntry* ProducerSegment::listing_entries() {
+  return reinterpret_cast<abi::ListingEntry*>(base_ + header_->listing_entries_offset);
+}
+
+char* ProducerSegment::listing_blob() { return base_ + header_->listing_blob_offset; }
 
 void ProducerSegment::Unlink() {
   if (unlinked_) return;

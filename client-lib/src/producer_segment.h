@@ -37,6 +37,9 @@ class ProducerSegment {
   abi::OpEvent* slots(uint32_t index);
   abi::StringEntry* string_entries();
   char* string_blob();
+  // The listing area (header().listing_slots entries; none when 0).
+  abi::ListingEntry* listing_entries();
+  char* listing_blob();
 
   // Removes the shared-memory name (the mapping stays valid). Idempotent.
   void Unlink();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -15,6 +16,12 @@
 #include "thread_writer.h"
 
 namespace optrace::client {
+namespace {
+
+// How long an exiting process waits, at most, for its last listings.
+constexpr std::chrono::milliseconds kListingFlushTimeout{200};
+
+}  // namespace
 
 Runtime& Runtime::Get() {
   static Runtime* const runtime = new Runtime();  // leaked on purpose: see class comment
@@ -24,6 +31,7 @@ Runtime& Runtime::Get() {
 Runtime::Runtime()
     : options_(ReadProducerOptions()),
       strings_(std::make_unique<StringInterner>(options_.string_slots, options_.string_blob_bytes)),
+      listings_(std::make_unique<ListingCapture>(options_, strings_.get())),
       waker_(options_.ns),
       requested_level_(options_.level) {}
 
@@ -34,12 +42,27 @@ void Runtime::EnsureStarted() {
   if (!started_.load(std::memory_order_relaxed)) StartLocked();
 }
 
-void Runtime::StartLocked() {
-  if (!hooks_installed_) {
-    std::atexit(&Runtime::OnExit);
-    pthread_atfork(&Runtime::OnForkPrepare, &Runtime::OnForkParent, &Runtime::OnForkChild);
-    hooks_installed_ = true;
+void Runtime::InstallHooksLocked() {
+  if (hooks_installed_.load(std::memory_order_relaxed)) return;
+  std::atexit(&Runtime::OnExit);
+  pthread_atfork(&Runtime::OnForkPrepare, &Runtime::OnForkParent, &Runtime::OnForkChild);
+  hooks_installed_.store(true, std::memory_order_release);
+}
+
+uint32_t Runtime::InternLocation(std::string_view file, uint32_t line) {
+  const uint32_t id = strings_->Intern(std::string(file) + ":" + std::to_string(line));
+  // The listing's reader thread may hold its lock at a fork: the fork
+  // handlers must be in place before it starts.
+  if (!hooks_installed_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    InstallHooksLocked();
   }
+  listings_->OnLocation(id, file, line);
+  return id;
+}
+
+void Runtime::StartLocked() {
+  InstallHooksLocked();
   // A process started while a tail runs is traced from its first op: start
   // at the most verbose of what we ask for and what a live daemon publishes.
   abi::LevelValue initial = requested_level_;
@@ -50,6 +73,7 @@ void Runtime::StartLocked() {
   const std::atomic<uint32_t>* word = &private_level_;
   if (segment_ != nullptr) {
     strings_->AttachSegment(segment_.get());
+    listings_->AttachSegment(segment_.get());  // after the strings: it names files by id
     word = &segment_->header().level;
     // Start-up handshake: only when a live daemon that signals its attach
     // serves us (never when none runs) and we are about to record (at level
@@ -105,6 +129,9 @@ bool Runtime::CountNamesCapped(uint64_t count) {
 
 void Runtime::OnExit() {
   Runtime& rt = Get();
+  // The listings of the last ops' locations, before the segment says it is
+  // closing (the daemon reads it a last time then).
+  rt.listings_->FlushForExit(kListingFlushTimeout);
   std::lock_guard<std::mutex> lock(rt.mu_);
   if (rt.segment_ == nullptr) return;
   abi::SegmentHeader& h = rt.segment_->header();
@@ -122,22 +149,26 @@ void Runtime::OnExit() {
 void Runtime::OnForkPrepare() {
   Runtime& rt = Get();
   rt.mu_.lock();
+  rt.listings_->LockForFork();
   rt.strings_->LockForFork();
 }
 
 void Runtime::OnForkParent() {
   Runtime& rt = Get();
   rt.strings_->UnlockAfterFork();
+  rt.listings_->UnlockAfterFork();
   rt.mu_.unlock();
 }
 
 void Runtime::OnForkChild() {
   Runtime& rt = Get();
   rt.strings_->UnlockAfterFork();
+  rt.listings_->UnlockInForkChild();
   // The child must never write into its parent's segment: forget it (unmap
   // only; it is still the parent's) and start over with a segment of its
   // own at the next op. The calling thread is the child's only thread.
   rt.strings_->AttachSegment(nullptr);
+  rt.listings_->AttachSegment(nullptr);
   rt.segment_.reset();
   rt.no_segment_drops_.store(0, std::memory_order_relaxed);
   rt.started_.store(false, std::memory_order_relaxed);

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "drain_waker.h"
+#include "listing_capture.h"
 #include "optrace/abi.h"
 #include "producer_options.h"
 #include "producer_segment.h"
@@ -33,6 +34,12 @@ class Runtime {
   // REQUIRES: EnsureStarted() was called in this process image.
   ProducerSegment* segment() { return segment_.get(); }
   StringInterner& strings() { return *strings_; }
+  ListingCapture& listings() { return *listings_; }
+
+  // Interns the source location "file:line" and, the first time, asks for
+  // its listing (read in the background). Returns its id, or
+  // kStringTableFull. May throw std::bad_alloc.
+  uint32_t InternLocation(std::string_view file, uint32_t line);
   DrainWaker& waker() { return waker_; }
   const ProducerOptions& options() const { return options_; }
 
@@ -55,7 +62,8 @@ class Runtime {
 
  private:
   Runtime();
-  void StartLocked();  // REQUIRES: mu_ held
+  void StartLocked();         // REQUIRES: mu_ held
+  void InstallHooksLocked();  // REQUIRES: mu_ held. atexit and atfork, once
   static void OnExit();
   static void OnForkPrepare();
   static void OnForkParent();
@@ -63,6 +71,7 @@ class Runtime {
 
   const ProducerOptions options_;
   std::unique_ptr<StringInterner> strings_;
+  std::unique_ptr<ListingCapture> listings_;
   DrainWaker waker_;
   std::atomic<uint64_t> next_op_id_{1};
   std::atomic<uint64_t> no_segment_drops_{0};
@@ -73,7 +82,8 @@ class Runtime {
   // What this process asks for: OPTRACE_LEVEL, then SetLevel. Kept here so
   // that a fork child's new segment starts where its parent was.
   abi::LevelValue requested_level_;  // GUARDED_BY(mu_)
-  bool hooks_installed_ = false;     // GUARDED_BY(mu_)
+  // Written under mu_; read without it to skip the lock once set.
+  std::atomic<bool> hooks_installed_{false};
 };
 
 }  // namespace optrace::client

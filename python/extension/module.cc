@@ -12,6 +12,7 @@
 #include "instants.h"
 #include "keeps.h"
 #include "levels.h"
+#include "listings.h"
 #include "method_table.h"
 #include "ops.h"
 #include "steps.h"
@@ -44,6 +45,11 @@ PyMethodDef g_functions[] = {
      "Keeps the trace around this moment (call it when something goes wrong): optraced\n"
      "keeps keep_before before it to keep_after after it, reason 'runtime: REASON'\n"
      "('keep' when empty; cut to 200 bytes of UTF-8). Recorded unless the level is off."},
+    {"register_listing", AsCFunction(RegisterListing), METH_FASTCALL | METH_KEYWORDS,
+     "register_listing(name, text)\n\n"
+     "Ships a listing of the runtime's own (an IR dump, say) with the session; op sites\n"
+     "point into it with the location 'name:line' and `optrace source` shows it.\n"
+     "True when kept; False when listings are off (OPTRACE_LISTINGS=0) or full."},
     {"mark", AsCFunction(Mark), METH_FASTCALL | METH_KEYWORDS,
      "mark(name, tag=None, level='info')\n\nAn instant event."},
     {"counter", AsCFunction(Counter), METH_FASTCALL | METH_KEYWORDS,
@@ -77,7 +83,7 @@ PyMODINIT_FUNC PyInit__producer() {
   using namespace optrace::python;
   PyObject* module = PyModule_Create(&g_module);
   if (module == nullptr) return nullptr;
-  if (!InitLevels() || !InitInstants() || !InitKeeps() || !AddOpType(module) ||
+  if (!InitLevels() || !InitInstants() || !InitKeeps() || !InitListings() || !AddOpType(module) ||
       !AddStepType(module)) {
     Py_DECREF(module);
     return nullptr;

@@ -16,6 +16,7 @@ because of tracing, costs a level check when tracing is off)::
         ...
     optrace.step_finish()                 # end the loop's last step
     optrace.keep("oom")                   # keep the trace around this moment
+    optrace.register_listing("mlp.mlir", ir)  # a listing of the runtime's own
     optrace.mark("step done")
     optrace.counter("pool_bytes", 1 << 20)
     optrace.set_level("trace")            # or OPTRACE_LEVEL=trace
@@ -32,14 +33,14 @@ See docs/python.md.
 """
 
 from optrace._producer import (Op, Step, begin, counter, enabled, end, fused_tag, get_level, keep,
-                               mark, op, set_level, step, step_finish)
+                               mark, op, register_listing, set_level, step, step_finish)
 from optrace.errors import *  # noqa: F401,F403  (Error and one subclass per gRPC code)
 from optrace.errors import __all__ as _error_names
 from optrace.trimmed import TrimmedSessionWarning
 
 __all__ = [
     "Op", "op", "begin", "end", "Step", "step", "step_finish", "keep", "mark", "counter",
-    "fused_tag", "set_level", "get_level", "enabled",
+    "fused_tag", "register_listing", "set_level", "get_level", "enabled",
     "Client", "LEVELS", "TrimmedSessionWarning",
 ] + list(_error_names)
 

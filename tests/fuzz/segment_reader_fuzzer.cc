@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary segment images through the consumer's whole
-// path (attach and validate, drain in both modes, read every string).
+// path (attach and validate, drain in both modes, read every string and
+// every listing).
 // Half the inputs get their identity fields fixed up so that the fuzzer
 // spends its time past the first checks, in geometry, rings and strings.
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "common/segment_name.h"
 #include "optrace/abi.h"
 #include "optrace/reader/attached_segment.h"
+#include "optrace/reader/listing_table_reader.h"
 #include "optrace/reader/segment_drainer.h"
 #include "optrace/reader/string_table_reader.h"
 
@@ -69,6 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const abi::OpEvent& e : events) {
         strings.Get(e.name_id, &stats);
         strings.Get(e.tag_id, &stats);
+      }
+      reader::ListingTableReader listings(seg);
+      for (const auto& listing :
+           listings.ReadNew(drainer.published_listings(), drainer.published_strings(), &stats)) {
+        strings.Get(listing.file_id, &stats);
       }
       seg.CheckLiveness();
     }

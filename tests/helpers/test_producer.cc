@@ -6,6 +6,7 @@
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
 //                         [--sleeps] [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
 //                         [--keep-at N [--keep-reason TEXT]] [--fork-child]
+//                         [--at FILE LINE NAME]... [--register-listing NAME FILE]
 //
 // Each thread runs M iterations of: a scoped "outer" op containing a scoped
 // "inner" op (so parents can be checked), tag "shape_<i % 8>" interned at
@@ -36,6 +37,11 @@
 // optrace_step_finish() after the loop.
 // --tagged NAME TAG (repeatable), after the other ops, runs one op named
 // NAME with the tag TAG as given (any bytes, e.g. a malformed fused tag).
+// --at FILE LINE NAME (repeatable), after those, runs one op named NAME
+// whose source location is FILE:LINE (optrace_intern_location: its listing
+// is read from FILE by liboptrace), and prints "at op=<id>".
+// --register-listing NAME FILE registers the text of FILE as the listing
+// NAME (optrace_register_listing) before the ops; exits 4 if that fails.
 // --names-capped N, after those, counts N names replaced at a cap
 // (optrace_count_names_capped), as an instrumentation layer past its cap
 // does; exits 3 if that fails.
@@ -48,7 +54,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
@@ -71,6 +79,14 @@ struct Args {
   long slow_step = 0;  // 1-based; 0 = none
   std::string step_api = "cxx";
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
+  struct At {
+    const char* file;
+    uint32_t line;
+    const char* name;
+  };
+  std::vector<At> at;
+  const char* listing_name = nullptr;
+  const char* listing_file = nullptr;
   long rate = 0;  // ops per second per thread; 0 = back to back
   uint64_t names_capped = 0;
   long keep_at = -1;  // the iteration that keeps; -1 = none
@@ -121,6 +137,13 @@ Args Parse(int argc, char** argv) {
       a.keep_reason = next();
     } else if (flag == "--fork-child") {
       a.fork_child = true;
+    } else if (flag == "--at") {
+      const char* file = next();
+      const auto line = static_cast<uint32_t>(std::strtoul(next(), nullptr, 10));
+      a.at.push_back({file, line, next()});
+    } else if (flag == "--register-listing") {
+      a.listing_name = next();
+      a.listing_file = next();
     } else if (flag == "--hold-open") {
       a.hold_open = next();
     } else {
@@ -245,6 +268,28 @@ void RunTagged(const std::vector<std::pair<const char*, const char*>>& tagged) {
   }
 }
 
+// One op per --at FILE LINE NAME, in order, on this thread.
+void RunAt(const std::vector<Args::At>& at) {
+  for (const Args::At& site : at) {
+    optrace_op_desc desc{};
+    optrace_intern(site.name, std::strlen(site.name), &desc.name_id);
+    optrace_intern_location(site.file, site.line, &desc.srcloc_id);
+    desc.target = OPTRACE_TARGET_CPU;
+    const uint64_t id = optrace_op_begin(&desc, OPTRACE_OP_SCOPED);
+    optrace_op_end(&desc, id, 0);
+    g_launches.fetch_add(id != 0);
+    std::printf("at op=%llu\n", static_cast<unsigned long long>(id));
+  }
+  std::fflush(stdout);
+}
+
+// The text of --register-listing's FILE, registered as its NAME.
+int RegisterListingFile(const char* name, const char* file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return optrace_register_listing(name, text.data(), text.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -254,6 +299,12 @@ int main(int argc, char** argv) {
     static optrace::OpSite start("start");
     optrace::ScopedOp op(start);
     g_launches.fetch_add(op.id() != 0);
+  }
+  if (args.listing_name != nullptr) {
+    if (const int rc = RegisterListingFile(args.listing_name, args.listing_file); rc != 0) {
+      std::fprintf(stderr, "optrace_register_listing: %s\n", std::strerror(-rc));
+      return 4;
+    }
   }
   std::printf("segment=%s\n", optrace::SegmentNameOrEmpty());
   std::fflush(stdout);
@@ -278,6 +329,7 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   RunTagged(args.tagged);
+  RunAt(args.at);
   if (args.names_capped > 0) {
     const int rc = optrace_count_names_capped(args.names_capped);
     if (rc != 0) {

@@ -8,6 +8,8 @@
 //   slots_offset         OpEvent[ring_count][ring_capacity]
 //   string_entries_off   StringEntry[string_slots]  8 B each
 //   string_blob_offset   char[string_blob_bytes]
+//   listing_entries_off  ListingEntry[listing_slots]  minor 5, when listing_slots > 0
+//   listing_blob_offset  char[listing_blob_bytes]
 //   segment_bytes        end of segment (== file size)
 //
 // All integers are little-endian (the only byte order optrace runs on) and
@@ -31,13 +33,16 @@ inline constexpr uint64_t kControlMagic = 0x014c54435254504fULL;
 // Incompatible change: a consumer refuses other majors.
 inline constexpr uint16_t kAbiMajor = 1;
 // Additive change: fields are only appended, a consumer accepts any minor.
-inline constexpr uint16_t kAbiMinor = 4;
+inline constexpr uint16_t kAbiMinor = 5;
 
 inline constexpr uint32_t kEventBytes = 64;
 inline constexpr uint32_t kHeaderBytes = 4096;
 inline constexpr uint32_t kRingHeaderBytes = 128;
 inline constexpr uint32_t kStringEntryBytes = 8;
 inline constexpr uint32_t kControlBytes = 4096;
+inline constexpr uint32_t kListingEntryBytes = 24;
+// header_bytes of minors 0-4: the header a consumer requires at least.
+inline constexpr uint32_t kMinHeaderBytes = 1152;
 
 // Limits a consumer enforces on producer-declared geometry.
 inline constexpr uint32_t kMaxRings = 256;
@@ -46,6 +51,8 @@ inline constexpr uint32_t kMaxRingCapacity = 1u << 20;
 inline constexpr uint32_t kMaxStringSlots = 1u << 20;
 inline constexpr uint32_t kMaxStringBlobBytes = 64u << 20;
 inline constexpr uint32_t kMaxStringBytes = 4096;
+inline constexpr uint32_t kMaxListingSlots = 1u << 16;
+inline constexpr uint32_t kMaxListingBlobBytes = 64u << 20;
 inline constexpr uint64_t kMinSegmentBytes = kHeaderBytes;
 inline constexpr uint64_t kMaxSegmentBytes = 4ULL << 30;
 
@@ -164,6 +171,23 @@ struct StringEntry {
 };
 static_assert(sizeof(StringEntry) == kStringEntryBytes);
 
+// ListingEntry::flags bits. Unknown bits are ignored by consumers.
+inline constexpr uint32_t kListingRegistered =
+    1;  // registered by the runtime, not read from a file
+
+// Minor 5: one source listing: bytes [offset, offset + length) of the
+// listing blob are lines `first_line`... of the file (or registered name)
+// that string `file_id` names, '\n'-separated.
+struct ListingEntry {
+  uint32_t file_id;     // a published string id
+  uint32_t first_line;  // >= 1
+  uint32_t offset;
+  uint32_t length;
+  uint32_t flags;     // kListingRegistered
+  uint32_t reserved;  // written 0
+};
+static_assert(sizeof(ListingEntry) == kListingEntryBytes);
+
 inline constexpr size_t kLabelBytes = 64;
 inline constexpr size_t kExecutableBytes = 256;
 inline constexpr size_t kCommandLineBytes = 512;
@@ -233,6 +257,21 @@ struct SegmentHeader {
   // ring's `dropped`). Monotonic; 0 in a segment of an older producer.
   std::atomic<uint64_t> full_ring_wait_ns;
   std::atomic<uint64_t> full_ring_wait_timeouts;
+
+  // Minor 5: source listings. The area's geometry is immutable (written
+  // before state = kReady); listing_slots = 0 means no area (listings off,
+  // or an older producer: its header ends at kMinHeaderBytes).
+  uint64_t listing_entries_offset;  // ListingEntry[listing_slots]
+  uint64_t listing_blob_offset;     // char[listing_blob_bytes]
+  uint32_t listing_slots;
+  uint32_t listing_blob_bytes;
+  // Producer-owned: published entries (release, after their bytes), the
+  // locations whose file the producer could not read, and the listings
+  // that found the area full. Monotonic.
+  std::atomic<uint32_t> listing_count;
+  uint32_t producer_reserved1;
+  std::atomic<uint64_t> listings_refused;
+  std::atomic<uint64_t> listings_dropped;
 };
 static_assert(offsetof(SegmentHeader, liveness) == 108);
 static_assert(offsetof(SegmentHeader, state) == 976);
@@ -241,7 +280,9 @@ static_assert(offsetof(SegmentHeader, attach_word) == 1044);
 static_assert(offsetof(SegmentHeader, string_count) == 1088);
 static_assert(offsetof(SegmentHeader, names_capped) == 1128);
 static_assert(offsetof(SegmentHeader, full_ring_wait_ns) == 1136);
-static_assert(sizeof(SegmentHeader) == 1152);
+static_assert(offsetof(SegmentHeader, listing_entries_offset) == kMinHeaderBytes);
+static_assert(offsetof(SegmentHeader, listing_count) == 1176);
+static_assert(sizeof(SegmentHeader) == 1216);  // 1200, padded to the producer line's alignment
 static_assert(sizeof(SegmentHeader) <= kHeaderBytes);
 
 // The daemon's read-only control segment "/<namespace>.control.<uid>": lets

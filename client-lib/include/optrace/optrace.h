@@ -172,6 +172,23 @@ OPTRACE_EXPORT int optrace_step_finish(void);
  * first keep), the mark is no keep. */
 OPTRACE_EXPORT int optrace_keep(const char* reason);
 
+/* Source listings (docs/abi.md "Listings"): the first time a location is
+ * interned (optrace_intern_location, or the C++ and Python op sites),
+ * liboptrace reads the lines around it from the file, on a thread of its
+ * own and with this process's rights, and ships them with the session, so
+ * that `optrace source` shows the code as it was when it ran. A file it
+ * cannot read is counted as refused. OPTRACE_LISTINGS=0 turns this off;
+ * OPTRACE_LISTING_CONTEXT (default 10) sets the lines kept on each side.
+ *
+ * Registers a listing of the runtime's own, such as an IR dump taken after
+ * a compiler pass: `len` bytes of `text`, '\n'-separated lines, under the
+ * NUL-terminated `name`. Op sites then point into it with the location
+ * "name:line" (optrace_intern_location(name, line, &id)). The text is
+ * copied (a process-local lock, cold path). Returns 0, -EINVAL (a null
+ * pointer, an empty name, or listings are off), or -ENOSPC (the listing
+ * area is full, or the string table: counted as a dropped listing). */
+OPTRACE_EXPORT int optrace_register_listing(const char* name, const char* text, size_t len);
+
 /* Records an instant event at `level`. Returns 0 or -EINVAL. */
 OPTRACE_EXPORT int optrace_mark(int level, uint32_t name_id, uint32_t tag_id);
 

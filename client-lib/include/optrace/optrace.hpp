@@ -460,6 +460,11 @@ inline void Keep(std::string_view reason = {}) noexcept {
 
 }  // namespace OPTRACE_DETAIL_LEVEL_NAMESPACE
 
+// Registers a listing of the runtime's own under `name` (an IR dump after
+// a compiler pass, say): op sites point into it with the location
+// "name:line". As optrace_register_listing: 0, -EINVAL or -ENOSPC.
+OPTRACE_EXPORT int RegisterListing(std::string_view name, std::string_view text) noexcept;
+
 }  // namespace optrace
 
 // Declares a scoped op `var` at this line with a static site named `name`

@@ -93,13 +93,25 @@ Status ValidateGeometry(const abi::SegmentHeader& h, uint64_t segment_bytes,
                              &entry_bytes)) {
     return Status::InvalidSegment(name, "region sizes overflow");
   }
-  std::array<Region, 5> regions = {{
+  std::vector<Region> regions = {
       {"header", 0, h.header_bytes},
       {"rings", h.rings_offset, ring_bytes},
       {"slots", h.slots_offset, slot_bytes},
       {"string entries", h.string_entries_offset, entry_bytes},
       {"string blob", h.string_blob_offset, h.string_blob_bytes},
-  }};
+  };
+  if (h.listing_slots > 0) {
+    if (h.listing_slots > abi::kMaxListingSlots ||
+        h.listing_blob_bytes > abi::kMaxListingBlobBytes) {
+      return Status::InvalidSegment(
+          name, "listing_slots " + Num(h.listing_slots) + " or listing_blob_bytes " +
+                    Num(h.listing_blob_bytes) + " exceeds " + Num(abi::kMaxListingSlots) + " or " +
+                    Num(abi::kMaxListingBlobBytes));
+    }
+    regions.push_back({"listing entries", h.listing_entries_offset,
+                       uint64_t{h.listing_slots} * abi::kListingEntryBytes});
+    regions.push_back({"listing blob", h.listing_blob_offset, h.listing_blob_bytes});
+  }
   for (const Region& r : regions) {
     uint64_t end = 0;
     if (__builtin_add_overflow(r.offset, r.bytes, &end) || end > segment_bytes) {
@@ -217,10 +229,16 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
                                                 " is not supported (this reader speaks " +
                                                 Num(abi::kAbiMajor) + ")");
   }
-  if (h.header_bytes < sizeof(abi::SegmentHeader) || h.header_bytes > size) {
+  if (h.header_bytes < abi::kMinHeaderBytes || h.header_bytes > size) {
     return Status::InvalidSegment(shm_name, "header_bytes " + Num(h.header_bytes) + " is not in [" +
-                                                Num(sizeof(abi::SegmentHeader)) + ", " + Num(size) +
-                                                "]");
+                                                Num(abi::kMinHeaderBytes) + ", " + Num(size) + "]");
+  }
+  if (h.abi_minor < 5 || h.header_bytes < sizeof(abi::SegmentHeader)) {
+    h.listing_slots = 0;  // a header of an older minor has no listing area
+  }
+  if (h.listing_slots == 0) {
+    h.listing_entries_offset = h.listing_blob_offset = 0;
+    h.listing_blob_bytes = 0;
   }
   if (h.event_bytes != abi::kEventBytes) {
     return Status::InvalidSegment(shm_name, "event_bytes " + Num(h.event_bytes) + " is not 64");
@@ -257,6 +275,10 @@ Result<std::unique_ptr<AttachedSegment>> AttachedSegment::Attach(const std::stri
   g.string_blob_offset = h.string_blob_offset;
   g.string_slots = h.string_slots;
   g.string_blob_bytes = h.string_blob_bytes;
+  g.listing_entries_offset = h.listing_entries_offset;
+  g.listing_blob_offset = h.listing_blob_offset;
+  g.listing_slots = h.listing_slots;
+  g.listing_blob_bytes = h.listing_blob_bytes;
   g.abi_minor = h.abi_minor;
   g.process_start_ticks = h.process_start_ticks;
   g.clock_id = static_cast<abi::ClockId>(h.clock_id);
@@ -295,8 +317,12 @@ std::optional<ProducerFields> AttachedSegment::ReadProducerFields() const {
   ProducerFields f;
   uint32_t state = 0, exit_state = 0;
   const bool ok = Guarded(base_, bytes_, [&] {
-    // Acquire pairs with the producer's release stores of string_count,
-    // state and exit_state: what they publish is visible after.
+    // Acquire pairs with the producer's release stores of listing_count,
+    // string_count, state and exit_state: what they publish is visible
+    // after. listing_count first: the file name of every listing it counts
+    // was published before it, so the string_count read next covers it.
+    // (Zero in the reserved bytes of an older producer's header page.)
+    f.listing_count = h->listing_count.load(std::memory_order_acquire);
     f.string_count = h->string_count.load(std::memory_order_acquire);
     state = h->state.load(std::memory_order_acquire);
     exit_state = h->exit_state.load(std::memory_order_acquire);
@@ -307,9 +333,12 @@ std::optional<ProducerFields> AttachedSegment::ReadProducerFields() const {
     f.full_ring_wait_timeouts = h->full_ring_wait_timeouts.load(std::memory_order_relaxed);
     f.requested_generation = h->requested_generation.load(std::memory_order_acquire);
     f.requested_level = h->requested_level.load(std::memory_order_relaxed);
+    f.listings_refused = h->listings_refused.load(std::memory_order_relaxed);
+    f.listings_dropped = h->listings_dropped.load(std::memory_order_relaxed);
   });
   if (!ok) return std::nullopt;
   f.string_count = std::min(f.string_count, geometry_.string_slots);
+  f.listing_count = std::min(f.listing_count, geometry_.listing_slots);
   f.requested_level = std::min<uint32_t>(f.requested_level, abi::kMaxLevel);
   f.state = state <= 2 ? static_cast<abi::SegmentState>(state) : abi::SegmentState::kReady;
   f.exit_state = exit_state == static_cast<uint32_t>(abi::ExitState::kClean)

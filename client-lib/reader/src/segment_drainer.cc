@@ -236,8 +236,12 @@ bool SegmentDrainer::Drain(size_t budget, DrainMode mode, uint64_t now_ns,
                stats);
     Accumulate(fields->full_ring_wait_timeouts, &last_full_ring_wait_timeouts_,
                &stats->full_ring_wait_timeouts, stats);
+    Accumulate(fields->listings_refused, &last_listings_refused_, &stats->listings_refused, stats);
+    Accumulate(fields->listings_dropped, &last_listings_dropped_, &stats->listings_dropped, stats);
     if (fields->string_count < last_string_count_) ++stats->counters_went_backwards;
+    if (fields->listing_count < last_listing_count_) ++stats->counters_went_backwards;
     last_string_count_ = std::max(last_string_count_, fields->string_count);
+    last_listing_count_ = std::max(last_listing_count_, fields->listing_count);
   } else {
     ++stats->shm_faults;
   }

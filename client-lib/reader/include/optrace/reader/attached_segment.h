@@ -37,6 +37,12 @@ struct SegmentGeometry {
   uint64_t string_blob_offset = 0;
   uint32_t string_slots = 0;
   uint32_t string_blob_bytes = 0;
+  // Minor 5's listing area; listing_slots = 0: none (older producer, or
+  // listings off).
+  uint64_t listing_entries_offset = 0;
+  uint64_t listing_blob_offset = 0;
+  uint32_t listing_slots = 0;
+  uint32_t listing_blob_bytes = 0;
   uint16_t abi_minor = 0;
   uint64_t process_start_ticks = 0;
   abi::ClockId clock_id = abi::ClockId::kMonotonicNs;
@@ -65,6 +71,9 @@ struct ProducerFields {
   uint64_t names_capped = 0;             // 0 from a producer older than minor 2
   uint64_t full_ring_wait_ns = 0;        // 0 from a producer older than minor 3
   uint64_t full_ring_wait_timeouts = 0;  // 0 from a producer older than minor 3
+  uint32_t listing_count = 0;            // clamped to listing_slots; 0 before minor 5
+  uint64_t listings_refused = 0;         // 0 from a producer older than minor 5
+  uint64_t listings_dropped = 0;         // 0 from a producer older than minor 5
   uint32_t requested_level = 0;          // clamped to kMaxLevel
   uint32_t requested_generation = 0;
 };

@@ -64,6 +64,12 @@ class SegmentDrainer {
   bool Drain(size_t budget, DrainMode mode, uint64_t now_ns, std::vector<abi::OpEvent>* out,
              ReaderStats* stats);
 
+  // What the producer had published at the last Drain's read of its
+  // fields: string_count and listing_count, clamped, never decreasing (a
+  // listing counted here names a string counted here).
+  uint32_t published_strings() const { return last_string_count_; }
+  uint32_t published_listings() const { return last_listing_count_; }
+
   // How long a torn slot of a live producer is waited for before skipping.
   static constexpr uint64_t kTornGraceNs = 200'000'000;
 
@@ -102,6 +108,9 @@ class SegmentDrainer {
   uint64_t last_full_ring_wait_ns_ = 0;
   uint64_t last_full_ring_wait_timeouts_ = 0;
   uint32_t last_string_count_ = 0;
+  uint32_t last_listing_count_ = 0;
+  uint64_t last_listings_refused_ = 0;
+  uint64_t last_listings_dropped_ = 0;
   // Private copy of one chunk of slots, left uninitialised until copied to.
   std::unique_ptr<abi::OpEvent[]> chunk_;
 };
