@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -43,8 +45,10 @@ struct Flags {
   std::string config;
   std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
       retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, keep_session_max_bytes,
-      keep_uid_max_bytes, forward_clickhouse, node, metrics_listen, metrics_token_file;
+      keep_uid_max_bytes, forward_clickhouse, node, metrics_listen, metrics_token_file,
+      listing_max_bytes;
   bool debug = false;
+  bool no_listings = false;
   bool metrics_insecure = false;
 };
 
@@ -79,6 +83,7 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
       {"--keep-last-bytes", &f.keep_last_bytes, &c->keep_last_bytes},
       {"--keep-session-max-bytes", &f.keep_session_max_bytes, &c->keep_session_max_bytes},
       {"--keep-uid-max-bytes", &f.keep_uid_max_bytes, &c->keep_uid_max_bytes},
+      {"--listing-max-bytes", &f.listing_max_bytes, &c->listing_max_bytes},
   };
   for (const SizeFlag& flag : sizes) {
     if (!*flag.text) continue;
@@ -108,6 +113,7 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
   if (f.metrics_listen) c->metrics_listen = *f.metrics_listen;
   if (f.metrics_token_file) c->metrics_token_file = *f.metrics_token_file;
   if (f.metrics_insecure) c->metrics_insecure = true;
+  if (f.no_listings) c->listings = false;
   return Status::Ok();
 }
 
@@ -254,6 +260,9 @@ int Run(const Flags& flags) {
   drain_options.attach.ns = config.ns;
   drain_options.attach.any_uid = ::geteuid() == 0;
   drain_options.attach.allowed_uids = config.allowed_uids;
+  drain_options.limits.listings = {
+      config.listings, config.listing_max_bytes,
+      static_cast<uint32_t>(std::min<uint64_t>(config.listing_max_files, UINT32_MAX))};
   const SystemdNotifier systemd;
   drain_options.alive = [&systemd] { systemd.Watchdog(); };
   drain_options.alive_interval_ns = systemd.watchdog_interval_ns();
@@ -405,6 +414,11 @@ int main(int argc, char** argv) {
                  "file holding the bearer token /metrics requires (not readable by others)");
   app.add_flag("--metrics-insecure", flags.metrics_insecure,
                "serve --metrics-listen beyond loopback without a token");
+  app.add_flag("--no-listings", flags.no_listings,
+               "store no source listings (producers still read their own; "
+               "OPTRACE_LISTINGS=0 stops that)");
+  app.add_option("--listing-max-bytes", flags.listing_max_bytes,
+                 "source listing text one session may store (default 4MiB)");
   app.add_flag("--debug", flags.debug, "log debug messages");
   CLI11_PARSE(app, argc, argv);
 

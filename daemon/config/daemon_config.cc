@@ -296,6 +296,10 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadBool, &C::metrics_insecure>("metrics_insecure", kRestart),
     Key<ReadCount, &C::metrics_max_names_per_session>("metrics_max_names_per_session", kRestart),
     Key<ReadCount, &C::metrics_max_series>("metrics_max_series", kRestart),
+    Key<ReadBool, &C::listings>("listings", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::listing_max_bytes>("listing_max_bytes",
+                                                                             kRestart),
+    Key<ReadCount, &C::listing_max_files>("listing_max_files", kRestart),
 };
 
 // The error for a key that is no row of kConfigKeys.

@@ -92,6 +92,12 @@ struct DaemonConfig {
   // may have, and series of all sessions together.
   uint64_t metrics_max_names_per_session = 200;
   uint64_t metrics_max_series = 2000;
+  // Source listings (docs/daemon.md: listings): whether producers' listing
+  // areas are read, and what one session may store (text bytes, distinct
+  // files); more is counted as capped.
+  bool listings = true;
+  uint64_t listing_max_bytes = uint64_t{4} << 20;
+  uint64_t listing_max_files = 1024;
 };
 
 // Limits of forward_clickhouse_batch_spans: one INSERT of at most this many

@@ -44,8 +44,8 @@ bool BatchPipeline::Cut(uint64_t now_ns, SessionMap& sessions) {
     return false;
   }
   // Shed: the writer is behind, and the batch is still ours. Count what is
-  // lost per session; records, cursors, strings and halves go into the
-  // next batch again.
+  // lost per session; records, cursors, strings, halves and listings go
+  // into the next batch again.
   counters_->batches_shed.fetch_add(1, std::memory_order_relaxed);
   dictionary_->ReturnAdditions(std::move(batch.new_strings));
   for (const SessionRecord& r : batch.sessions) {
@@ -60,6 +60,10 @@ bool BatchPipeline::Cut(uint64_t now_ns, SessionMap& sessions) {
         it->second->OnShed(of_session(batch.spans), of_session(batch.instants),
                            of_session(batch.halves_opened)),
         std::memory_order_relaxed);
+  }
+  for (SourceListing& listing : batch.listings) {
+    auto it = sessions.find(listing.session);
+    if (it != sessions.end()) it->second->ReturnListing(std::move(listing));
   }
   LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence,
              batch.sessions.size());

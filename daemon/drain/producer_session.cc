@@ -57,6 +57,7 @@ ProducerSession::ProducerSession(std::unique_ptr<reader::AttachedSegment> segmen
       listener_(listener),
       drainer_(*segment_, reader::ReleasePolicy::kOnCommit),
       strings_(*segment_),
+      listings_(*segment_, limits.listings),
       clock_(segment_->geometry()),
       correlator_([this](uint64_t a, uint64_t b) { return clock_.DurationNs(a, b); },
                   limits.max_open, limits.max_pending) {
@@ -157,6 +158,8 @@ bool ProducerSession::Drain(size_t budget, reader::DrainMode mode, uint64_t now_
         std::max(pending_.spans.size() + events_.size(), 2 * pending_.spans.capacity()));
   }
   for (const abi::OpEvent& e : events_) Ingest(e);
+  listings_.Read(drainer_.published_listings(), drainer_.published_strings(), strings_, &stats_);
+  if (listings_.HasPending()) dirty_ = true;
   if (!events_.empty()) {
     record_.events += events_.size();
     dirty_ = true;
@@ -193,6 +196,8 @@ void ProducerSession::RefreshRecordCounters() {
   record_.names_capped = stats_.names_capped;
   record_.full_ring_wait_ns = stats_.full_ring_wait_ns;
   record_.full_ring_wait_timeouts = stats_.full_ring_wait_timeouts;
+  // Read again from the segment's start by every daemon: its own counts.
+  record_.listings = listings_.Counts(stats_);
   record_.dropped_invalid = counted_before_.dropped_invalid + stats_.events_invalid +
                             stats_.slots_torn + stats_.events_lost_resync;
   record_.dropped_daemon_restart = restart_losses_;
@@ -200,8 +205,8 @@ void ProducerSession::RefreshRecordCounters() {
 }
 
 bool ProducerSession::HasPending() const {
-  return dirty_ || !pending_.spans.empty() || !pending_instants_.empty() ||
-         !pending_.halves_closed.empty();
+  return dirty_ || listings_.HasPending() || !pending_.spans.empty() ||
+         !pending_instants_.empty() || !pending_.halves_closed.empty();
 }
 
 size_t ProducerSession::CutInto(StoreBatch* batch) {
@@ -210,6 +215,7 @@ size_t ProducerSession::CutInto(StoreBatch* batch) {
   const SessionId id = record_.id;
   const size_t spans = pending_.spans.size();
   MoveSessionInto(record_, &pending_, &pending_instants_, batch);
+  listings_.MoveInto(id, &batch->listings);
   for (uint32_t r = 0; r < drainer_.ring_count(); ++r) {
     batch->cursors.push_back({id, r, drainer_.consumed_position(r)});
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "correlate/span_correlator.h"
+#include "drain/listing_intake.h"
 #include "model/store_batch.h"
 #include "optrace/reader/attached_segment.h"
 #include "optrace/reader/clock_converter.h"
@@ -44,6 +45,7 @@ class ProducerSession {
   struct Limits {
     size_t max_open = 1 << 20;     // open LAUNCHes kept for pairing
     size_t max_pending = 1 << 16;  // COMPLETEs waiting for their LAUNCH
+    ListingLimits listings;
   };
 
   // Wraps `segment` as session `record` (fresh, or continued after a daemon
@@ -88,6 +90,9 @@ class ProducerSession {
   uint64_t OnShed(const SessionSpans* spans, const SessionInstants* instants,
                   const SessionHalves* halves);
 
+  // Takes back a listing of this session's from a shed batch.
+  void ReturnListing(SourceListing listing) { listings_.Return(std::move(listing)); }
+
   // The batch with `cursor` committed: the ring may release those slots.
   void OnCommitted(const RingCursor& cursor);
 
@@ -125,6 +130,7 @@ class ProducerSession {
   LiveEventListener* listener_;
   reader::SegmentDrainer drainer_;
   reader::StringTableReader strings_;
+  ListingIntake listings_;
   reader::ClockConverter clock_;
   SpanCorrelator correlator_;
   reader::ReaderStats stats_;
