@@ -115,6 +115,9 @@ Status BatchWriter::PrepareStatements() {
     if (!prepared.ok()) return prepared.status();
     *statement = std::move(prepared).value();
   }
+  Result<std::unique_ptr<ListingWriter>> listings = ListingWriter::Create(db_);
+  if (!listings.ok()) return listings.status();
+  listings_ = std::move(listings).value();
   return Status::Ok();
 }
 
@@ -142,7 +145,8 @@ Status BatchWriter::WriteInTransaction(const StoreBatch& batch) {
   // same batch must end up closed.
   for (Status (BatchWriter::*step)(const StoreBatch&) :
        {&BatchWriter::WriteStrings, &BatchWriter::WriteSessions, &BatchWriter::WriteSpans,
-        &BatchWriter::WriteInstants, &BatchWriter::WriteHalves, &BatchWriter::WriteCursors}) {
+        &BatchWriter::WriteInstants, &BatchWriter::WriteHalves, &BatchWriter::WriteCursors,
+        &BatchWriter::WriteListings}) {
     Status written = (this->*step)(batch);
     if (!written.ok()) return written;  // the transaction rolls back
   }
@@ -360,6 +364,14 @@ Status BatchWriter::WriteCursors(const StoreBatch& batch) {
     upsert_cursor_.BindUint64(2, cursor.ring);
     upsert_cursor_.BindUint64(3, cursor.position);
     Status done = upsert_cursor_.Run();
+    if (!done.ok()) return done;
+  }
+  return Status::Ok();
+}
+
+Status BatchWriter::WriteListings(const StoreBatch& batch) {
+  for (const SourceListing& listing : batch.listings) {
+    Status done = listings_->Insert(listing);
     if (!done.ok()) return done;
   }
   return Status::Ok();

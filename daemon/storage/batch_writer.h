@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "model/store_batch.h"
+#include "storage/listing_store.h"
 #include "storage/op_aggregate.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
@@ -41,7 +42,9 @@ class BatchWriter {
   // row's sketch lags its totals (its Count() is below ok_count, which
   // readers see); a running session that goes quiet gets its last sketches
   // with its next batch or its end, and a daemon that dies loses the lag
-  // from the sketches for good, never from the totals.
+  // from the sketches for good, never from the totals. Its listings are
+  // stored once each (ListingWriter::Insert: one its session already holds
+  // is left alone).
   Status Write(const StoreBatch& batch);
 
   // How many rows' sketches may wait (memory: one sketch each).
@@ -76,6 +79,7 @@ class BatchWriter {
   Status WriteInstants(const StoreBatch& batch);
   Status WriteHalves(const StoreBatch& batch);
   Status WriteCursors(const StoreBatch& batch);
+  Status WriteListings(const StoreBatch& batch);
 
   SqliteConnection& db_;
   SqliteStatement insert_string_;
@@ -92,6 +96,7 @@ class BatchWriter {
   SqliteStatement insert_half_;
   SqliteStatement delete_half_;
   SqliteStatement upsert_cursor_;
+  std::unique_ptr<ListingWriter> listings_;
   // The batch's aggregates and the sketches left unwritten.
   PendingAggregates aggregates_;
   // Scratch, kept between batches to reuse its memory.

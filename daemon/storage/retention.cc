@@ -22,13 +22,10 @@ constexpr int kCheckpointWaitMs = 200;
 // sessions comes last so that a half-done pass never leaves rows without
 // their session.
 constexpr std::pair<const char*, const char*> kSessionTables[] = {
-    {"span_pages", "session_id"},
-    {"instants", "session_id"},
-    {"op_aggregates", "session_id"},
-    {"open_halves", "session_id"},
-    {"ring_cursors", "session_id"},
-    {"keeps", "session_id"},
-    {"sessions", "id"},
+    {"span_pages", "session_id"},    {"instants", "session_id"},
+    {"op_aggregates", "session_id"}, {"open_halves", "session_id"},
+    {"ring_cursors", "session_id"},  {"keeps", "session_id"},
+    {"listings", "session_id"},      {"sessions", "id"},
 };
 
 // Pages one trim step takes from a running session at most.

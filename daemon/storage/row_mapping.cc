@@ -117,7 +117,11 @@ class RowReader {
   X(names_capped, names_capped)                       \
   X(full_ring_wait_ns, full_ring_wait_ns)             \
   X(full_ring_wait_timeouts, full_ring_wait_timeouts) \
-  X(pid_verified, pid_verified)
+  X(pid_verified, pid_verified)                       \
+  X(listings_shipped, listings.shipped)               \
+  X(listings_refused, listings.refused)               \
+  X(listings_dropped, listings.dropped)               \
+  X(listings_capped, listings.capped)
 
 // The columns of sessions that the store keeps and batches leave alone.
 #define OPTRACE_SESSION_STORE_COLUMNS(X)             \

@@ -222,10 +222,33 @@ constexpr const char* kSchemaV11 = R"sql(
 ALTER TABLE sessions ADD COLUMN pid_verified INTEGER NOT NULL DEFAULT 1;
 )sql";
 
+// Version 12: source listings (issue 28), the text around a session's op
+// sites as its producer shipped it (storage/listing_store.h): one row per
+// distinct excerpt of a file, its text zlib-compressed, de-duplicated by
+// (session, file, content hash). Sessions keep their listing counters
+// (SessionListingCounts); sessions stored before had no listings: 0.
+constexpr const char* kSchemaV12 = R"sql(
+ALTER TABLE sessions ADD COLUMN listings_shipped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN listings_refused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN listings_dropped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN listings_capped INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE listings(
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL,
+  file TEXT NOT NULL,
+  first_line INTEGER NOT NULL,
+  line_count INTEGER NOT NULL,
+  registered INTEGER NOT NULL,
+  content_hash INTEGER NOT NULL,
+  text_bytes INTEGER NOT NULL,
+  text_zlib BLOB NOT NULL,
+  UNIQUE (session_id, file, content_hash));
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1}, {2, kSchemaV2},   {3, kSchemaV3},   {4, kSchemaV4},
     {5, kSchemaV5}, {6, kSchemaV6},   {7, kSchemaV7},   {8, kSchemaV8},
-    {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11},
+    {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11}, {12, kSchemaV12},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

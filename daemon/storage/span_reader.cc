@@ -85,6 +85,9 @@ Status SpanReader::PrepareStatements() {
                                 " FROM op_aggregates WHERE session_id = ? "
                                 "ORDER BY name, tag, target, device"},
       {&select_keeps_, kSelectKeepsSql},
+      // Served by the UNIQUE (session_id, file, content_hash) index.
+      {&select_listings_, std::string("SELECT ") + kListingReadColumns +
+                              " FROM listings WHERE session_id = ? AND file = ? ORDER BY id"},
       // Both are rowid range scans.
       {&select_pages_after_,
        "SELECT id, session_id, span_count, data FROM span_pages WHERE id > ? ORDER BY id"},
@@ -297,6 +300,18 @@ Result<std::vector<RingCursor>> SpanReader::RingCursors(SessionId session) {
 
 Result<std::vector<KeepRecord>> SpanReader::Keeps(SessionId session) {
   return LoadKeeps(select_keeps_, session);
+}
+
+Result<std::vector<StoredListing>> SpanReader::Listings(SessionId session,
+                                                        const std::string& file) {
+  std::vector<StoredListing> listings;
+  select_listings_.BindUint64(1, session);
+  select_listings_.BindText(2, file);
+  Status status = CollectRows(
+      select_listings_, "listings of session " + std::to_string(session),
+      [](const SqliteStatement& row) { return ReadListing(row, 0); }, &listings);
+  if (!status.ok()) return status;
+  return listings;
 }
 
 Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {

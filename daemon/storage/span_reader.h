@@ -1,6 +1,6 @@
 // The read side of the span database, for queries and for a restarting
 // daemon: sessions, strings, spans by time range, instants, open halves,
-// ring cursors and per-op aggregates.
+// ring cursors, per-op aggregates, keeps and source listings.
 #ifndef OPTRACE_DAEMON_STORAGE_SPAN_READER_H_
 #define OPTRACE_DAEMON_STORAGE_SPAN_READER_H_
 
@@ -18,6 +18,7 @@
 #include "model/session_record.h"
 #include "model/span.h"
 #include "model/store_batch.h"
+#include "storage/listing_store.h"
 #include "storage/op_aggregate.h"
 #include "storage/span_page_codec.h"
 #include "storage/sqlite_connection.h"
@@ -128,6 +129,11 @@ class SpanReader {
   // The keeps of `session`, by start (none for an unknown session).
   Result<std::vector<KeepRecord>> Keeps(SessionId session);
 
+  // The stored listings of `file` in `session`, in the order they were
+  // stored (none for an unknown session or file). A listing that fails
+  // ReadListing's checks ends the read with its error.
+  Result<std::vector<StoredListing>> Listings(SessionId session, const std::string& file);
+
   // The span pages with an id above `after_page_id`, in id order: as many
   // whole pages as hold at most `max_spans` spans together, but always the
   // first one (a page may hold more than max_spans); none when there are no
@@ -167,6 +173,7 @@ class SpanReader {
   SqliteStatement select_cursors_;
   SqliteStatement select_aggregates_;
   SqliteStatement select_keeps_;
+  SqliteStatement select_listings_;
   SqliteStatement select_pages_after_;
   SqliteStatement count_spans_after_;
 };

@@ -47,6 +47,7 @@ class RetentionTest : public ::testing::Test {
       batch.instants = {{session.id, {Instant{.ts_ns = session.start_ns, .kind = 3}}}};
       batch.halves_opened = {{session.id, {MakeHalf(1, 1)}}};
       batch.cursors = {{session.id, 0, 1}};
+      batch.listings = {{.session = session.id, .file = "model.py", .text = "x = 1\ny = 2"}};
       ASSERT_TRUE(store.value()->Submit(std::move(batch)));
     }
     ASSERT_TRUE(store.value()->Flush(20'000));
@@ -79,11 +80,11 @@ class RetentionTest : public ::testing::Test {
   }
 
   // Rows left of `session` in every table with per-session rows:
-  // "pages instants aggregates halves cursors".
+  // "pages instants aggregates halves cursors listings".
   std::string RowsOf(SessionId session) {
     std::string out;
     for (const char* table :
-         {"span_pages", "instants", "op_aggregates", "open_halves", "ring_cursors"}) {
+         {"span_pages", "instants", "op_aggregates", "open_halves", "ring_cursors", "listings"}) {
       out += (out.empty() ? "" : " ") +
              QueryColumn(path_, std::string("SELECT count(*) FROM ") + table +
                                     " WHERE session_id = " + std::to_string(session))[0];
@@ -121,9 +122,9 @@ TEST_F(RetentionTest, BySize_AboveBound_OldestEndedSessionsDeletedWholeUntilBelo
   ASSERT_TRUE(deleted.ok()) << deleted.status().message();
   EXPECT_EQ(deleted.value(), 2u);
   EXPECT_EQ(SessionIds(), (std::vector<std::string>{"3", "4"}));
-  EXPECT_EQ(RowsOf(1), "0 0 0 0 0");
-  EXPECT_EQ(RowsOf(2), "0 0 0 0 0");
-  EXPECT_EQ(RowsOf(4), "1 1 50 1 1");
+  EXPECT_EQ(RowsOf(1), "0 0 0 0 0 0");
+  EXPECT_EQ(RowsOf(2), "0 0 0 0 0 0");
+  EXPECT_EQ(RowsOf(4), "1 1 50 1 1 1");
   EXPECT_LE(BytesOnDisk(), bound) << "vacuumed and checkpointed: the files really shrank";
   EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
@@ -134,7 +135,7 @@ TEST_F(RetentionTest, BySize_OnlyRunningLeft_RunningNeverDeleted) {
   ASSERT_TRUE(deleted.ok()) << deleted.status().message();
   EXPECT_EQ(deleted.value(), 3u);
   EXPECT_EQ(SessionIds(), std::vector<std::string>{"3"});
-  EXPECT_EQ(RowsOf(3), "1 1 50 1 1");
+  EXPECT_EQ(RowsOf(3), "1 1 50 1 1 1");
 }
 
 TEST_F(RetentionTest, BySize_BelowBound_NothingDeleted) {

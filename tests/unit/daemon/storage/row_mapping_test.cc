@@ -67,15 +67,17 @@ TEST_F(RowMappingTest, ColumnTexts_SchemaOrder_Unchanged) {
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
                "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, pid_verified, "
+               "listings_shipped, listings_refused, listings_dropped, listings_capped, "
                "spans_trimmed, instants_trimmed, trimmed_before_ns, window_overridden, "
                "window_keep_last_ns, window_keep_last_bytes");
-  EXPECT_EQ(kSessionColumnCount, 30);
+  EXPECT_EQ(kSessionColumnCount, 34);
   EXPECT_EQ(kSessionStoreColumnCount, 6);
   EXPECT_STREQ(kSessionDrainColumns,
                "id, segment_name, pid, uid, executable, command_line, label, start_ns, end_ns, "
                "state, events, spans, instants, open_ops, dropped_ring_full, dropped_no_ring, "
                "dropped_shed, dropped_daemon_restart, dropped_invalid, strings_dropped, "
-               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, pid_verified");
+               "names_capped, full_ring_wait_ns, full_ring_wait_timeouts, pid_verified, "
+               "listings_shipped, listings_refused, listings_dropped, listings_capped");
   EXPECT_STREQ(kInstantColumns, "ts_ns, kind, level, name, tag, tid, parent_op_id, value");
   EXPECT_EQ(kInstantColumnCount, 8);
   EXPECT_STREQ(kHalfOpColumns,
@@ -115,6 +117,7 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
       .names_capped = 16,
       .full_ring_wait_ns = 20,
       .full_ring_wait_timeouts = 21,
+      .listings = {.shipped = 24, .refused = 25, .dropped = 26, .capped = 27},
       .trim = {.spans = 17, .instants = 18, .before_ns = -19},
       .window = {.overridden = true, .limits = {.keep_last_ns = 22, .keep_last_bytes = 23}}};
   SqliteStatement insert = CreateRows(kSessionColumns, kSessionColumnCount);
@@ -147,14 +150,16 @@ TEST_F(RowMappingTest, SessionRecord_BindThenRead_EveryFieldBack) {
   EXPECT_EQ(r.names_capped, 16u);
   EXPECT_EQ(r.full_ring_wait_ns, 20u);
   EXPECT_EQ(r.full_ring_wait_timeouts, 21u);
+  EXPECT_EQ(r.listings, written.listings);
   EXPECT_EQ(r.trim, written.trim);
   EXPECT_EQ(r.window, written.window);
   EXPECT_EQ(
       StoredValues(kSessionColumns),
       (std::vector<std::string>{
-          "1",  "segment", "2",  "3", "executable", "command line", "label", "-4", "5",  "crashed",
-          "6",  "7",       "8",  "9", "10",         "11",           "12",    "13", "14", "15",
-          "16", "20",      "21", "0", "17",         "18",           "-19",   "1",  "22", "23"}));
+          "1",   "segment", "2",  "3", "executable", "command line", "label", "-4", "5",  "crashed",
+          "6",   "7",       "8",  "9", "10",         "11",           "12",    "13", "14", "15",
+          "16",  "20",      "21", "0", "24",         "25",           "26",    "27", "17", "18",
+          "-19", "1",       "22", "23"}));
 }
 
 TEST_F(RowMappingTest, Malicious_UnknownSessionState_ErrorNamesColumn) {

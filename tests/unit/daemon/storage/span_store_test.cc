@@ -73,6 +73,11 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 12:
+        return {"DROP TABLE listings", "ALTER TABLE sessions DROP COLUMN listings_capped",
+                "ALTER TABLE sessions DROP COLUMN listings_dropped",
+                "ALTER TABLE sessions DROP COLUMN listings_refused",
+                "ALTER TABLE sessions DROP COLUMN listings_shipped"};
       case 11:
         return {"ALTER TABLE sessions DROP COLUMN pid_verified"};
       case 10:
@@ -946,6 +951,34 @@ TEST_F(SpanStoreTest, Open_Version10Database_SessionsReadAsPidVerified) {
   SessionRecord unverified = MakeSession(2);
   unverified.pid_verified = false;
   ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 10, before, unverified));
+}
+
+// A database of schema version 11, before source listings: migrated, its
+// sessions read with no listings; a session stored after keeps its
+// listing counters and its listings.
+TEST_F(SpanStoreTest, Open_Version11Database_SessionsWithoutListingsThenListingsStored) {
+  const SessionRecord before = MakeSession(1, SessionState::kExited, 5, 99);
+  SessionRecord shipping = MakeSession(2);
+  shipping.listings = {.shipped = 3, .refused = 1, .dropped = 2, .capped = 4};
+  ASSERT_NO_FATAL_FAILURE(ExpectSessionsMigrated(before, 11, before, shipping));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  StoreBatch batch;
+  batch.sequence = 3;
+  batch.listings = {{.session = 2,
+                     .file = "model.py",
+                     .first_line = 7,
+                     .registered = false,
+                     .text = "x = 1\ny = 2\n"}};
+  ASSERT_TRUE(store->Submit(batch));
+  ASSERT_TRUE(store->Flush(10'000));
+  Result<std::vector<StoredListing>> listings = OpenReader(path_)->Listings(2, "model.py");
+  ASSERT_TRUE(listings.ok()) << listings.status().message();
+  ASSERT_EQ(listings->size(), 1u);
+  EXPECT_EQ(listings->front().first_line, 7u);
+  EXPECT_EQ(listings->front().line_count, 2u);
+  EXPECT_EQ(listings->front().text, "x = 1\ny = 2\n");
+  EXPECT_EQ(IntegrityCheck(path_), "ok");
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ auto Fields(const SessionRecord& r) {
                   r.start_ns, r.end_ns, r.state, r.events, r.spans, r.instants, r.open_ops,
                   r.dropped_ring_full, r.dropped_no_ring, r.dropped_shed, r.dropped_daemon_restart,
                   r.dropped_invalid, r.strings_dropped, r.names_capped, r.full_ring_wait_ns,
-                  r.full_ring_wait_timeouts, r.trim);
+                  r.full_ring_wait_timeouts, r.listings, r.trim);
 }
 
 }  // namespace
