@@ -447,6 +447,10 @@ Status ValidateConfig(const DaemonConfig& c) {
         " and metrics_max_series " + std::to_string(c.metrics_max_series) +
         " must be at least 1, and metrics_max_series at most 1000000");
   }
+  if (c.listing_max_files < 1 || c.listing_max_files > kMaxListingFiles) {
+    return Status::InvalidArgument("listing_max_files " + std::to_string(c.listing_max_files) +
+                                   " must be between 1 and " + std::to_string(kMaxListingFiles));
+  }
   return ValidateForward(c.forward);
 }
 

@@ -104,6 +104,8 @@ struct DaemonConfig {
 // rows is one block for ClickHouse (max_insert_block_size is 1048576),
 // which it writes whole or not at all.
 inline constexpr uint64_t kMinForwardBatchSpans = 1;
+// The most distinct files one session's listings may name.
+inline constexpr uint64_t kMaxListingFiles = 1'000'000;
 inline constexpr uint64_t kMaxForwardBatchSpans = 1'000'000;
 
 // `config.node`, or the host name when it is "" ("localhost" when even

@@ -293,6 +293,9 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"metrics_insecure", "true"},
     {"metrics_max_names_per_session", "50"},
     {"metrics_max_series", "500"},
+    {"listings", "false"},
+    {"listing_max_bytes", R"("1MiB")"},
+    {"listing_max_files", "64"},
     {"tls_cert", R"("/etc/optrace/cert.pem")"},
     {"tls_key", R"("/etc/optrace/key.pem")"},
     {"db", R"("/tmp/other/ops.db")"},
@@ -378,6 +381,9 @@ TEST(DaemonConfigTest, MetricsKeys_BadValues_ErrorsNameKey) {
   c = DefaultConfig();
   c.metrics_max_series = 0;
   EXPECT_NE(ValidateConfig(c).message().find("metrics_max_series"), std::string::npos);
+  c = DefaultConfig();
+  c.listing_max_files = 0;
+  EXPECT_NE(ValidateConfig(c).message().find("listing_max_files"), std::string::npos);
   c = DefaultConfig();
   EXPECT_TRUE(ValidateConfig(c).ok()) << "the metrics are off by default and valid";
   EXPECT_TRUE(c.metrics_listen.empty());
