@@ -55,6 +55,7 @@ std::vector<size_t> LineStarts(const std::string& bytes) {
 
 // `path` made absolute against the working directory now (it may change
 // before the reader thread gets to it); "" when that cannot be done.
+// (ReadNamedFile tries other folders for a relative one.)
 std::string AbsolutePath(std::string_view path) {
   if (!path.empty() && path.front() == '/') return std::string(path);
   char cwd[4096];
@@ -76,10 +77,6 @@ void ListingCapture::OnLocation(uint32_t location_id, std::string_view file, uin
   std::string path = AbsolutePath(file);
   std::lock_guard<std::mutex> lock(mu_);
   if (!seen_locations_.insert(location_id).second) return;
-  if (path.empty()) {
-    CountLocked(&abi::SegmentHeader::listings_refused, &pending_refused_);
-    return;
-  }
   queue_.push_back({std::move(path), std::string(file), line});
   StartReaderLocked();
   wake_.notify_one();
@@ -140,9 +137,9 @@ void ListingCapture::ReaderLoop() {
 }
 
 bool ListingCapture::Read(const Request& request, Listing* listing) {
-  if (request.path != cached_path_) {
+  if (request.path != cached_path_ || cached_path_.empty()) {
     cached_path_.clear();
-    if (!ReadSourceFile(request.path, &cached_bytes_)) return false;
+    if (!ReadNamedFile(request, &cached_bytes_)) return false;
     cached_path_ = request.path;
     cached_starts_ = LineStarts(cached_bytes_);
   }
@@ -162,6 +159,30 @@ bool ListingCapture::Read(const Request& request, Listing* listing) {
   listing->flags = 0;
   listing->text = cached_bytes_.substr(begin, end - begin);
   return true;
+}
+
+bool ListingCapture::ReadNamedFile(const Request& request, std::string* bytes) {
+  if (!request.path.empty() && ReadSourceFile(request.path, bytes)) return true;
+  if (request.file.front() == '/') return false;
+  // A relative name (a build that compiles with relative paths, as ccache's
+  // base_dir does) was relative to the build's folder, not to where the
+  // program runs: try it from each folder the executable lies in, nearest
+  // first (build/tests/helpers/x, then build/tests, then build, ...).
+  if (executable_folders_.empty()) {
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    std::string folder = n > 0 ? std::string(exe, static_cast<size_t>(n)) : "";
+    for (size_t slash = folder.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = folder.rfind('/')) {
+      folder.resize(slash);
+      executable_folders_.push_back(folder);
+    }
+    executable_folders_.push_back("");  // the root: "/" + file
+  }
+  for (const std::string& folder : executable_folders_) {
+    if (ReadSourceFile(folder + "/" + request.file, bytes)) return true;
+  }
+  return false;
 }
 
 bool ListingCapture::CoveredLocked(const std::string& file, uint32_t line) const {

@@ -65,7 +65,7 @@ class ListingCapture {
 
  private:
   struct Request {
-    std::string path;  // absolute, for reading
+    std::string path;  // `file` made absolute at the working directory, or ""
     std::string file;  // as the location spells it
     uint32_t line;
   };
@@ -84,6 +84,9 @@ class ListingCapture {
   // lines around the request's line; false when the file cannot be read or
   // has no such line.
   bool Read(const Request& request, Listing* listing);
+  // The reader thread only: the bytes of the request's file, from its
+  // path or, for a relative name, from the folders of the executable.
+  bool ReadNamedFile(const Request& request, std::string* bytes);
   // REQUIRES: mu_ held. Whether lines around `line` of `file` are kept
   // already (a whole file, or an excerpt that covers it well).
   bool CoveredLocked(const std::string& file, uint32_t line) const;
@@ -119,7 +122,8 @@ class ListingCapture {
   // The reader thread's last file (locations come in runs of one file).
   std::string cached_path_;
   std::string cached_bytes_;
-  std::vector<size_t> cached_starts_;  // where each line of cached_bytes_ starts
+  std::vector<size_t> cached_starts_;            // where each line of cached_bytes_ starts
+  std::vector<std::string> executable_folders_;  // nearest first; filled on first use
   // Counted before a segment existed: added to it at attach.
   uint64_t pending_refused_ = 0;  // GUARDED_BY(mu_)
   uint64_t pending_dropped_ = 0;  // GUARDED_BY(mu_)
