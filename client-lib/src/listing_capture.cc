@@ -16,6 +16,8 @@ namespace {
 // A source file longer than this is not read: no op site needs it, and a
 // log or data file named by mistake must not be pulled into memory.
 constexpr off_t kMaxSourceFileBytes = 16 << 20;
+// How long fork() waits, at most, for a reader busy with a file.
+constexpr std::chrono::milliseconds kForkWait{20};
 
 // The whole contents of regular file `path`, read with this process's own
 // rights, or false.
@@ -79,14 +81,14 @@ void ListingCapture::OnLocation(uint32_t location_id, std::string_view file, uin
   if (!seen_locations_.insert(location_id).second) return;
   queue_.push_back({std::move(path), std::string(file), line});
   StartReaderLocked();
-  wake_.notify_one();
 }
 
 void ListingCapture::StartReaderLocked() {
-  if (reader_running_ || queue_.empty()) return;
+  if (queue_.empty() || (reader_ != nullptr && !reader_done_)) return;
+  JoinFinishedLocked();
   try {
-    std::thread([this] { ReaderLoop(); }).detach();
-    reader_running_ = true;
+    reader_ = std::make_unique<std::thread>([this] { ReaderLoop(); });
+    reader_done_ = false;
   } catch (const std::system_error&) {
     // No thread now (a process at its thread limit): the next location tries again.
   }
@@ -109,13 +111,10 @@ int ListingCapture::Register(std::string_view name, std::string_view text) {
 
 void ListingCapture::ReaderLoop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (true) {
-    if (queue_.empty()) idle_.notify_all();
-    wake_.wait(lock, [&] { return !queue_.empty(); });
+  while (!queue_.empty()) {
     const Request request = std::move(queue_.front());
     queue_.pop_front();
     if (CoveredLocked(request.file, request.line)) continue;
-    reading_ = true;
     lock.unlock();
     // The file name is interned outside mu_ (lock order) and before the
     // listing is published (a consumer resolves it then).
@@ -123,7 +122,6 @@ void ListingCapture::ReaderLoop() {
     const bool read = Read(request, &listing);
     if (read) listing.file_id = strings_->Intern(request.file);
     lock.lock();
-    reading_ = false;
     if (!read) {
       CountLocked(&abi::SegmentHeader::listings_refused, &pending_refused_);
     } else if (listing.file_id == abi::kStringTableFull) {
@@ -134,6 +132,11 @@ void ListingCapture::ReaderLoop() {
       KeepLocked(std::move(listing), request.file, lines);
     }
   }
+  // Nothing left: the thread ends, so that a process that is done naming
+  // new locations is single-threaded again as far as optrace goes (a fork
+  // then copies no thread of ours).
+  reader_done_ = true;
+  idle_.notify_all();
 }
 
 bool ListingCapture::Read(const Request& request, Listing* listing) {
@@ -257,19 +260,42 @@ void ListingCapture::AttachSegment(ProducerSegment* segment) {
   for (const Listing& listing : kept_) PublishLocked(listing);
 }
 
-void ListingCapture::FlushForExit(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!reader_running_) return;
-  idle_.wait_for(lock, timeout, [&] { return queue_.empty() && !reading_; });
+bool ListingCapture::IdleLocked() const {
+  return queue_.empty() && (reader_ == nullptr || reader_done_);
 }
 
-void ListingCapture::LockForFork() { mu_.lock(); }
+void ListingCapture::FlushForExit(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait_for(lock, timeout, [&] { return IdleLocked(); });
+  JoinFinishedLocked();
+}
+
+void ListingCapture::JoinFinishedLocked() {
+  // A finished reader released mu_ for the last time before we took it:
+  // joining it cannot wait on us.
+  if (reader_ == nullptr || !reader_done_) return;
+  reader_->join();
+  reader_.reset();
+}
+
+void ListingCapture::LockForFork() {
+  std::unique_lock<std::mutex> lock(mu_);
+  // A reader busy with a file is given a moment to finish, and a finished
+  // one is joined: the child then inherits no thread of ours.
+  idle_.wait_for(lock, kForkWait, [&] { return IdleLocked(); });
+  JoinFinishedLocked();
+  lock.release();  // held across fork(); the after-fork handlers unlock
+}
+
 void ListingCapture::UnlockAfterFork() { mu_.unlock(); }
 
 void ListingCapture::UnlockInForkChild() {
-  // The child has no reader thread. A new one is started outside the fork
-  // handler: by the next location, or when the child's segment attaches.
-  reader_running_ = false;
+  // A reader still busy at the fork is the parent's: the child forgets its
+  // handle without joining it (the thread does not exist here). A new one
+  // is started outside the fork handler: by the next location, or when the
+  // child's segment attaches.
+  if (reader_ != nullptr) (void)reader_.release();
+  reader_done_ = false;
   mu_.unlock();
 }
 

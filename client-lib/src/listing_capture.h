@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,8 +24,9 @@
 
 namespace optrace::client {
 
-// Files are read by one background thread, started at the first location,
-// never by the thread that names the location: a slow or hung file system
+// Files are read by one background thread, started when locations are
+// queued and ended once it has read them all, never by the thread that
+// names the location: a slow or hung file system
 // delays a listing, never an op. Listings are kept in memory (at most the
 // area's size) so that a fork child's new segment gets them too.
 // Thread-safe. Lock order: the runtime's mutex, then this one; never the
@@ -49,13 +52,15 @@ class ListingCapture {
   // to it first (a listing's file name is published before the listing).
   void AttachSegment(ProducerSegment* segment);
 
-  // At exit: waits until the reader thread has shipped what is queued, for
+  // At exit: waits until the reader thread has shipped what is queued (and
+  // joins it), for
   // at most `timeout` (a slow file system must not hold up an exit for
   // long). What is still queued then is lost, not counted: it never was a
   // listing.
   void FlushForExit(std::chrono::milliseconds timeout);
 
-  // fork() support: the prepare handler locks; the parent's handler
+  // fork() support: the prepare handler locks (after waiting up to 20 ms
+  // for a busy reader, and joining a finished one); the parent's handler
   // unlocks; the child's unlocks and forgets the reader thread, which the
   // child does not have (what is still queued is read by a new one, started
   // by the next location or the child's AttachSegment).
@@ -77,8 +82,12 @@ class ListingCapture {
   };
 
   // REQUIRES: mu_ held. Starts the reader thread when something is queued
-  // and none runs.
+  // and none runs (joining one that finished).
   void StartReaderLocked();
+  // REQUIRES: mu_ held. Nothing is queued or being read.
+  bool IdleLocked() const;
+  // REQUIRES: mu_ held. Joins a reader that finished (and forgets it).
+  void JoinFinishedLocked();
   void ReaderLoop();
   // The reader thread only: fills `listing` (but its file id) with the
   // lines around the request's line; false when the file cannot be read or
@@ -106,14 +115,15 @@ class ListingCapture {
   StringInterner* const strings_;
 
   std::mutex mu_;
-  std::condition_variable wake_;       // something was queued
-  std::condition_variable idle_;       // the queue is empty and nothing is being read
+  std::condition_variable idle_;       // the reader finished the queue
   std::set<uint32_t> seen_locations_;  // GUARDED_BY(mu_)
   std::deque<Request> queue_;          // GUARDED_BY(mu_)
-  bool reader_running_ = false;        // GUARDED_BY(mu_)
-  bool reading_ = false;               // GUARDED_BY(mu_): a request is being read
-  std::vector<Listing> kept_;          // GUARDED_BY(mu_)
-  uint64_t kept_bytes_ = 0;            // GUARDED_BY(mu_)
+  // The reader thread, while one exists; it ends when the queue is empty
+  // (then reader_done_), and is joined before the next one starts.
+  std::unique_ptr<std::thread> reader_;  // GUARDED_BY(mu_)
+  bool reader_done_ = false;             // GUARDED_BY(mu_)
+  std::vector<Listing> kept_;            // GUARDED_BY(mu_)
+  uint64_t kept_bytes_ = 0;              // GUARDED_BY(mu_)
   // Per file: the line ranges kept, [first, last].
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges_;  // GUARDED_BY(mu_)
   ProducerSegment* segment_ = nullptr;                                        // GUARDED_BY(mu_)
