@@ -7,6 +7,7 @@
 #include "ops_command.h"
 #include "run_command.h"
 #include "sessions_command.h"
+#include "source_command.h"
 #include "stats_command.h"
 #include "status_command.h"
 #include "steps_command.h"
@@ -23,8 +24,9 @@ std::vector<CommandSpec> DescribeCommands() {
   for (CommandSpec (*describe)() :
        {DescribeTailCommand, DescribeLevelCommand, DescribeSessionsCommand, DescribeOpsCommand,
         DescribeStatsCommand, DescribeTreeCommand, DescribeStepsCommand, DescribeWhyCommand,
-        DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand, DescribeKeepsCommand,
-        DescribeWindowCommand, DescribeStatusCommand, DescribeRunCommand, DescribeUiCommand}) {
+        DescribeSourceCommand, DescribeDiffCommand, DescribeExportCommand, DescribeKeepCommand,
+        DescribeKeepsCommand, DescribeWindowCommand, DescribeStatusCommand, DescribeRunCommand,
+        DescribeUiCommand}) {
     commands.push_back(describe());
   }
   return commands;

@@ -53,7 +53,12 @@ json ToJson(const v1::Session& session) {
           {"live_level", LevelWord(session.live_level())},
           {"full_ring_wait_ns", session.full_ring_wait_ns()},
           {"full_ring_wait_timeouts", session.full_ring_wait_timeouts()},
-          {"window", WindowJson(session.window())}};
+          {"window", WindowJson(session.window())},
+          {"listings",
+           {{"stored", session.listings().stored()},
+            {"refused", session.listings().refused()},
+            {"dropped", session.listings().dropped()},
+            {"capped", session.listings().capped()}}}};
 }
 
 json ToJson(uint64_t session_id, const v1::Window& window) {
@@ -427,6 +432,15 @@ json ToJson(const v1::ExplainStepResponse& why) {
           {"baseline_steps",
            json(std::vector<uint64_t>(why.baseline_steps().begin(), why.baseline_steps().end()))},
           {"ops", ops}};
+}
+
+json ToJson(const v1::GetSourceResponse& source) {
+  return {{"source_location", source.source_location()},
+          {"file", source.file()},
+          {"line", source.line()},
+          {"first_line", source.first_line()},
+          {"lines", json(std::vector<std::string>(source.lines().begin(), source.lines().end()))},
+          {"registered", source.registered()}};
 }
 
 }  // namespace optrace::cli

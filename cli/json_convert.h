@@ -55,6 +55,9 @@ nlohmann::json ToJson(const v1::GetStepsResponse& steps);
 // "baseline_ns", "extra_ns", "share", "cumulative_share", "only_in_step"},
 // ...]}.
 nlohmann::json ToJson(const v1::ExplainStepResponse& why);
+// {"source_location", "file", "line", "first_line", "lines": [...],
+// "registered"}: `optrace source --json`.
+nlohmann::json ToJson(const v1::GetSourceResponse& source);
 
 }  // namespace optrace::cli
 

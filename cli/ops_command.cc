@@ -13,6 +13,7 @@
 #include "rpc_error.h"
 #include "table.h"
 #include "terminal.h"
+#include "text_width.h"
 #include "trim_notice.h"
 
 namespace optrace::cli {
@@ -52,10 +53,43 @@ grpc::Status FetchSpans(Connection& connection, const OpsOptions& options,
   }
 }
 
+// The text of the span lines of `spans` in session `session`: each
+// distinct location asked once (GetSource); a location the session has no
+// listing of, or that is not file:line, gets "". Other failures end it.
+grpc::Status FetchSourceTexts(Connection& connection, uint64_t session,
+                              const std::vector<v1::Span>& spans, SourceTexts* texts) {
+  for (const v1::Span& span : spans) {
+    if (span.source_location().empty() || texts->contains(span.source_location())) continue;
+    v1::GetSourceRequest request;
+    request.set_session_id(session);
+    request.set_source_location(span.source_location());
+    request.set_context(1);  // the line itself is all the column shows
+    v1::GetSourceResponse source;
+    const auto context = Connection::NewContext();
+    const grpc::Status status = connection.stub().GetSource(context.get(), request, &source);
+    std::string& text = (*texts)[span.source_location()];
+    if (status.error_code() == grpc::StatusCode::NOT_FOUND ||
+        status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      continue;
+    }
+    if (!status.ok()) return status;
+    const int64_t index = int64_t{source.line()} - int64_t{source.first_line()};
+    if (index >= 0 && index < source.lines_size()) text = source.lines(static_cast<int>(index));
+  }
+  return grpc::Status::OK;
+}
+
+// `text` without the blanks around it.
+std::string Stripped(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
+}
+
 }  // namespace
 
 std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_unix_ns, size_t width,
-                           const Palette& palette, bool fleet) {
+                           const Palette& palette, bool fleet, const SourceTexts* sources) {
   std::vector<Column> columns = {{"START", Align::kRight},     {"ID", Align::kRight},
                                  {"NAME", Align::kLeft, true}, {"TAG", Align::kLeft, true},
                                  {"DEVICE", Align::kLeft},     {"DURATION", Align::kRight},
@@ -64,6 +98,7 @@ std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_uni
   if (fleet) {
     columns.insert(columns.begin() + 1, {{"NODE", Align::kLeft, true}, {"SESSION", Align::kRight}});
   }
+  if (sources != nullptr) columns.push_back({"SOURCE", Align::kLeft, true});
   Table table(std::move(columns));
   for (const v1::Span& span : spans) {
     const bool ok = span.status() == v1::SPAN_STATUS_OK;
@@ -78,6 +113,11 @@ std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_uni
         Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)};
     if (fleet) {
       cells.insert(cells.begin() + 1, {Cell(span.node()), Cell(std::to_string(span.session_id()))});
+    }
+    if (sources != nullptr) {
+      const auto it = sources->find(span.source_location());
+      cells.emplace_back(it == sources->end() ? ""
+                                              : FitToWidth(Stripped(it->second), kSourceTextWidth));
     }
     table.AddRow(std::move(cells));
   }
@@ -108,9 +148,19 @@ int RunOps(Connection& connection, const OpsOptions& options) {
     return Fail(options.fleet ? ErrorFromRpc(status, connection.address())
                               : ErrorFromRpc(status, connection.address(), options.session_id));
   }
+  SourceTexts sources;
+  if (options.source) {
+    if (grpc::Status fetched = FetchSourceTexts(connection, options.session_id, spans, &sources);
+        !fetched.ok()) {
+      return Fail(ErrorFromRpc(fetched, connection.address()));
+    }
+  }
   if (options.json) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const v1::Span& span : spans) rows.push_back(ToJson(span));
+    for (const v1::Span& span : spans) {
+      rows.push_back(ToJson(span));
+      if (options.source) rows.back()["source"] = sources[span.source_location()];
+    }
     nlohmann::json document{{"spans", rows}, {"more", more}};
     if (options.fleet) {
       document["fleet"] = true;
@@ -131,7 +181,8 @@ int RunOps(Connection& connection, const OpsOptions& options) {
     fmt::print("times from {} (the first span's start)\n", FormatWallTime(anchor_unix_ns));
   }
   fmt::print("{}", RenderOpsTable(spans, anchor_unix_ns, OutputWidth(STDOUT_FILENO),
-                                  Palette(ColoursWanted(STDOUT_FILENO)), options.fleet));
+                                  Palette(ColoursWanted(STDOUT_FILENO)), options.fleet,
+                                  options.source ? &sources : nullptr));
   if (more) {
     fmt::print("first {} spans shown; --limit N shows more, --limit 0 all\n", spans.size());
   }
@@ -144,11 +195,16 @@ CommandSpec DescribeOpsCommand() {
   ops.footer =
       "Examples:\n  optrace ops 12\n  optrace ops 12 --name '^matmul' --min-duration 1ms\n"
       "  optrace ops 12 --status incomplete --limit 0 --json\n"
+      "  optrace ops 12 --name matmul --source\n"
       "  optrace ops --fleet --node gpu-7 --name rms_norm --since 1h";
   AddSessionOrFleetOptions(ops, &options->session_id, &options->fleet, &options->fleet_filter,
                            "spans");
   AddOpFilterOptions(ops, &options->filter);
   ops.Add("--limit", &options->limit, "at most this many spans (0 = all)").ShowDefault();
+  ops.AddFlag("--source", &options->source,
+              "add a SOURCE column: the text of each span's line, from the listings its "
+              "producer shipped")
+      .Excludes("--fleet");
   ops.AddJsonFlag(&options->json, "the spans");
   ops.run = [options](Connection& connection) { return RunOps(connection, *options); };
   return ops;

@@ -112,6 +112,12 @@ std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t 
     line("waited", fmt::format("{} for room in full rings (lossless mode), {} waits ran out",
                                FormatDuration(s.full_ring_wait_ns()), s.full_ring_wait_timeouts()));
   }
+  if (const v1::Listings& l = s.listings();
+      l.stored() > 0 || l.refused() > 0 || l.dropped() > 0 || l.capped() > 0) {
+    line("listings", fmt::format("{} stored (optrace source), {} refused (unreadable files), {} "
+                                 "dropped (listing area full), {} capped (daemon's caps)",
+                                 l.stored(), l.refused(), l.dropped(), l.capped()));
+  }
   if (running && s.live_level() != v1::LEVEL_UNSPECIFIED) {
     line("level", std::string(LevelWord(s.live_level())));
   }

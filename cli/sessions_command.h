@@ -36,8 +36,9 @@ int RunSessionShow(Connection& connection, const SessionShowOptions& options);
 std::string RenderSessionsTable(const v1::ListSessionsResponse& sessions, bool all,
                                 int64_t now_unix_ns, size_t width, const Palette& palette);
 
-// The session's facts, one per line, then its open ops, oldest first, in
-// the style "rms_norm id=40029 gpu:0 open for 12.3 s".
+// The session's facts, one per line (its listing counters only when one
+// is not 0), then its open ops, oldest first, in the style "rms_norm
+// id=40029 gpu:0 open for 12.3 s".
 std::string RenderSessionDetail(const v1::GetSessionResponse& response, int64_t now_unix_ns,
                                 const Palette& palette);
 

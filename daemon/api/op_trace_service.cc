@@ -19,6 +19,7 @@
 #include "log/log.h"
 #include "query/call_tree.h"
 #include "query/session_steps.h"
+#include "query/source_query.h"
 #include "query/span_queries.h"
 #include "wire/proto_convert.h"
 
@@ -446,6 +447,12 @@ grpc::Status OpTraceService::ExplainStep(grpc::ServerContext* ctx,
                                          const v1::ExplainStepRequest* request,
                                          v1::ExplainStepResponse* response) {
   return SessionQuery(ctx, *request, response, &daemon::ExplainStep);
+}
+
+grpc::Status OpTraceService::GetSource(grpc::ServerContext* ctx,
+                                       const v1::GetSourceRequest* request,
+                                       v1::GetSourceResponse* response) {
+  return SessionQuery(ctx, *request, response, &daemon::GetSource);
 }
 
 grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,

@@ -93,6 +93,8 @@ class OpTraceService final
                          v1::SetWindowResponse* response) override;
   grpc::Status ListKeeps(grpc::ServerContext* ctx, const v1::ListKeepsRequest* request,
                          v1::ListKeepsResponse* response) override;
+  grpc::Status GetSource(grpc::ServerContext* ctx, const v1::GetSourceRequest* request,
+                         v1::GetSourceResponse* response) override;
 
  private:
   // The stored session `id` if the caller may see it: NOT_FOUND or

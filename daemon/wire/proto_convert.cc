@@ -56,6 +56,11 @@ void ToProto(const SessionRecord& record, v1::Session* out) {
   out->set_open_ops(record.open_ops);
   out->set_full_ring_wait_ns(record.full_ring_wait_ns);
   out->set_full_ring_wait_timeouts(record.full_ring_wait_timeouts);
+  v1::Listings* listings = out->mutable_listings();
+  listings->set_stored(record.listings.shipped);  // what the drain handed the store
+  listings->set_refused(record.listings.refused);
+  listings->set_dropped(record.listings.dropped);
+  listings->set_capped(record.listings.capped);
   v1::Drops* drops = out->mutable_drops();
   drops->set_ring_full(record.dropped_ring_full);
   drops->set_no_ring(record.dropped_no_ring);

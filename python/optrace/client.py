@@ -318,6 +318,27 @@ class Client:
         _set_where(request, target, device, min_duration)
         return Tail(self._stub.Tail(request), self._error)
 
+    def get_source(self, session_id, op_id=None, location=None, context=0):
+        """The source listing around op `op_id`'s call site, or around
+        `location` ("file:line") given directly (one of the two), as its
+        producer shipped it when the session was recorded:
+        GetSourceResponse with .source_location, .file, .line (the op's),
+        .first_line (of .lines[0]), .lines (the text, without newlines) and
+        .registered (registered by the runtime, not read from a file).
+        `context` > 0 keeps that many lines before and after .line.
+        NotFoundError names what is missing (the op, its location, a
+        listing of it); InvalidArgumentError for a location that is not
+        file:line."""
+        if (op_id is None) == (location is None):
+            raise ValueError("give op_id or location ('file:line'), not both or neither")
+        if op_id is not None and (not isinstance(op_id, int) or op_id <= 0):
+            raise ValueError(f"op_id must be an op's id (an int > 0), not {op_id!r}")
+        if not isinstance(context, int) or context < 0:
+            raise ValueError(f"context must be a number of lines (an int >= 0), not {context!r}")
+        request = pb.GetSourceRequest(session_id=session_id, op_id=op_id or 0,
+                                      source_location=location or "", context=context)
+        return to_python(self._unary(self._stub.GetSource, request))
+
     # ---- levels -----------------------------------------------------------
 
     def get_level(self):

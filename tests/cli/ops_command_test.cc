@@ -43,5 +43,22 @@ TEST(OpsTableTest, Fleet_NodeAndSessionAfterStart) {
   EXPECT_NE(lines[2].find("+2.00 ms"), std::string::npos) << "from the first span: " << lines[2];
 }
 
+TEST(OpsTableTest, Sources_LineTextStrippedAndCutMissingEmpty) {
+  std::vector<v1::Span> spans = TwoSpans();
+  spans[0].set_source_location("model.py:37");
+  spans[1].set_source_location("gone.py:3");
+  const SourceTexts sources = {{"model.py:37", "    return self.fc2(x)  "}, {"gone.py:3", ""}};
+  const auto lines = SplitLines(RenderOpsTable(spans, 0, 0, Palette(false), false, &sources));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[0].find("SOURCE"), std::string::npos) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" return self.fc2(x)")) << lines[1];
+  EXPECT_EQ(lines[2].find("return"), std::string::npos) << lines[2];
+  const SourceTexts long_line = {{"model.py:37", std::string(100, 'x')}};
+  const auto cut = SplitLines(RenderOpsTable(spans, 0, 0, Palette(false), false, &long_line));
+  EXPECT_NE(cut[1].find(std::string(kSourceTextWidth - 1, 'x') + "…"), std::string::npos) << cut[1];
+  EXPECT_EQ(SplitLines(RenderOpsTable(spans, 0, 0, Palette(false)))[0].find("SOURCE"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace optrace::cli

@@ -71,6 +71,20 @@ TEST(SessionDetailTest, UnverifiedPid_SaysWhy) {
   EXPECT_NE(text.find("pid 4242 (the producer's own, not verified"), std::string::npos) << text;
 }
 
+TEST(SessionDetailTest, ListingCounters_ShownOnlyWhenOneIsNotZero) {
+  v1::GetSessionResponse response;
+  *response.mutable_session() = MakeSession(12, v1::SESSION_STATE_RUNNING);
+  const std::string without = RenderSessionDetail(response, kStart, Palette(false));
+  EXPECT_EQ(without.find("listings"), std::string::npos) << without;
+  response.mutable_session()->mutable_listings()->set_stored(3);
+  response.mutable_session()->mutable_listings()->set_refused(1);
+  const std::string with = RenderSessionDetail(response, kStart, Palette(false));
+  EXPECT_NE(with.find("  listings   3 stored (optrace source), 1 refused (unreadable files), 0 "
+                      "dropped (listing area full), 0 capped (daemon's caps)\n"),
+            std::string::npos)
+      << with;
+}
+
 TEST(SessionsTableTest, Empty_HintsAtAll) {
   EXPECT_NE(RenderSessionsTable({}, false, 0, 0, Palette(false)).find("--all"), std::string::npos);
 }

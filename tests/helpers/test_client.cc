@@ -8,9 +8,9 @@
 //     Prints "<list code>:<sessions seen> <get session code> <global set
 //     level code>" (gRPC status codes).
 //   optrace-test-client probe-keeps SOCKET SESSION_ID
-//     Prints "<keep range code> <list keeps code> <set window code>": a
-//     keep of the session's last second, its keeps, a window of 1 s (gRPC
-//     status codes).
+//     Prints "<keep range code> <list keeps code> <set window code> <get
+//     source code>": a keep of the session's last second, its keeps, a
+//     window of 1 s, the listing of its first op (gRPC status codes).
 //   optrace-test-client stall SOCKET STREAMS CONNECTIONS [batch]
 //     Opens STREAMS Tail streams spread over CONNECTIONS connections (in
 //     TailBatch messages with "batch") and never reads them (as `optrace
@@ -87,7 +87,7 @@ int Probe(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
 }
 
 int ProbeKeeps(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
-  int keep_code, keeps_code, window_code;
+  int keep_code, keeps_code, window_code, source_code;
   {
     grpc::ClientContext ctx;
     optrace::v1::KeepRangeRequest req;
@@ -111,7 +111,15 @@ int ProbeKeeps(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
     optrace::v1::SetWindowResponse resp;
     window_code = stub.SetWindow(&ctx, req, &resp).error_code();
   }
-  std::printf("%d %d %d\n", keep_code, keeps_code, window_code);
+  {
+    grpc::ClientContext ctx;
+    optrace::v1::GetSourceRequest req;
+    req.set_session_id(session);
+    req.set_op_id(1);
+    optrace::v1::GetSourceResponse resp;
+    source_code = stub.GetSource(&ctx, req, &resp).error_code();
+  }
+  std::printf("%d %d %d %d\n", keep_code, keeps_code, window_code, source_code);
   return 0;
 }
 

@@ -685,21 +685,22 @@ TEST_F(ApiTest, CallerOfAnotherUid_SeesNothingAndIsRefused) {
                                std::to_string(grpc::StatusCode::PERMISSION_DENIED) + "\n";
   EXPECT_EQ(probe.stdout_text(), expected)
       << "list: nothing visible; get and global set refused. " << probe.stderr_text();
-  // Keeps and windows follow the per-session rule: another uid's session
-  // is neither kept, listed nor given a window; its owner (root here) keeps
-  // it, and learns that an ended session's window no longer moves.
+  // Keeps, windows and listings follow the per-session rule: another
+  // uid's session is neither kept, listed, given a window nor shown its
+  // source; its owner (root here) keeps it, learns that an ended session's
+  // window no longer moves, and that this producer shipped no listing.
   Subprocess keeps({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     OPTRACE_TEST_CLIENT, "probe-keeps", daemon_.socket_path(),
                     std::to_string(run.session.id())});
   ASSERT_TRUE(keeps.Wait(20s).has_value());
   const std::string denied = std::to_string(grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(keeps.stdout_text(), denied + " " + denied + " " + denied + "\n")
+  EXPECT_EQ(keeps.stdout_text(), denied + " " + denied + " " + denied + " " + denied + "\n")
       << keeps.stderr_text();
   Subprocess own({OPTRACE_TEST_CLIENT, "probe-keeps", daemon_.socket_path(),
                   std::to_string(run.session.id())});
   ASSERT_TRUE(own.Wait(20s).has_value());
-  EXPECT_EQ(own.stdout_text(),
-            "0 0 " + std::to_string(grpc::StatusCode::FAILED_PRECONDITION) + "\n")
+  EXPECT_EQ(own.stdout_text(), "0 0 " + std::to_string(grpc::StatusCode::FAILED_PRECONDITION) +
+                                   " " + std::to_string(grpc::StatusCode::NOT_FOUND) + "\n")
       << own.stderr_text();
 }
 

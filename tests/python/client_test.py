@@ -284,6 +284,25 @@ class ClientTest(t.DaemonTestCase):
         self.assertEqual(caught.exception.address, self.daemon.socket)
         self.assertFalse(os.path.exists(os.path.join(self.folder, "x")))
 
+    def test_GetSource_Missing_ErrorsNameWhatIsMissing(self):
+        _, session = self.run_producer("ops_program.py", 0, 0, 3)
+        with self.assertRaises(optrace.NotFoundError) as caught:
+            self.client.get_source(session.id, location="nowhere.py:3")
+        self.assertIn(f"session {session.id} has no listing of nowhere.py around line 3",
+                      str(caught.exception))
+        with self.assertRaises(optrace.NotFoundError) as caught:
+            self.client.get_source(session.id, op_id=2**62)
+        self.assertEqual(str(caught.exception), f"session {session.id} has no op {2**62}")
+        with self.assertRaises(optrace.NotFoundError):
+            self.client.get_source(999999, location="model.py:3")
+        with self.assertRaises(optrace.InvalidArgumentError) as caught:
+            self.client.get_source(session.id, location="model.py")
+        self.assertIn("not a file:line location", str(caught.exception))
+        for bad in [dict(), dict(op_id=1, location="a.py:1"), dict(op_id=0), dict(op_id="1"),
+                    dict(op_id=1, context=-1)]:
+            with self.subTest(arguments=bad), self.assertRaises(ValueError):
+                self.client.get_source(session.id, **bad)
+
     @unittest.skipUnless(os.geteuid() == 0, "needs root to call as another uid")
     def test_Errors_OtherUser_PermissionDenied(self):
         _, session = self.run_producer("ops_program.py", 0, 0, 3)

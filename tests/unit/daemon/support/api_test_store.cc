@@ -58,6 +58,12 @@ void ApiTestStore::AddSpans(daemon::SessionId session, std::vector<daemon::Span>
   Submit(std::move(batch));
 }
 
+void ApiTestStore::AddListings(std::vector<daemon::SourceListing> listings) {
+  daemon::StoreBatch batch;
+  batch.listings = std::move(listings);
+  Submit(std::move(batch));
+}
+
 daemon::SpanReader& ApiTestStore::reader() {
   if (reader_ == nullptr) {
     EXPECT_TRUE(store_->Flush(kFlushTimeoutMs));

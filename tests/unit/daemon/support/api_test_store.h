@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/session_record.h"
+#include "model/source_listing.h"
 #include "model/span.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -35,6 +36,8 @@ class ApiTestStore {
   // Commits one batch of more spans of session `session` (e.g. long ops
   // stored late, whose page overlaps the earlier ones).
   void AddSpans(daemon::SessionId session, std::vector<daemon::Span> spans);
+  // Commits one batch of `listings` (of sessions added before).
+  void AddListings(std::vector<daemon::SourceListing> listings);
 
   daemon::SpanReader& reader();
   const std::string& folder() const { return dir_.path(); }

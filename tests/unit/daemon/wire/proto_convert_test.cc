@@ -73,6 +73,18 @@ TEST(ProtoConvertTest, Session_Trim_ApartFromDrops) {
   EXPECT_EQ(out.drops().total(), record.dropped_ring_full) << "trimmed spans are not losses";
 }
 
+TEST(ProtoConvertTest, Session_ListingCounters_StoredIsShipped) {
+  SessionRecord record = testing::MakeSession(3, SessionState::kRunning);
+  record.listings = {.shipped = 4, .refused = 3, .dropped = 2, .capped = 1};
+  v1::Session out;
+  ToProto(record, &out);
+  EXPECT_EQ(out.listings().stored(), 4u);
+  EXPECT_EQ(out.listings().refused(), 3u);
+  EXPECT_EQ(out.listings().dropped(), 2u);
+  EXPECT_EQ(out.listings().capped(), 1u);
+  EXPECT_EQ(out.drops().total(), record.dropped_ring_full) << "listings are not events";
+}
+
 TEST(ProtoConvertTest, Session_DropsTotalIsTheSumOfEventLosses) {
   SessionRecord record = testing::MakeSession(3, SessionState::kCrashed, 100, 200);
   record.dropped_ring_full = 1;
