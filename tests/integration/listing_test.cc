@@ -167,6 +167,19 @@ TEST_F(ListingTest, SessionCap_ListingsOfFilesBeyondItCountedCapped) {
   EXPECT_EQ(GetSession().listings().capped(), 1u);
 }
 
+TEST_F(ListingTest, SessionCap_AListingBeyondTheBytesCountedCapped) {
+  StartDaemon({"--listing-max-bytes", "4096"});
+  const std::string big = WriteSource(sources_.path(), "big.mlir", 300);  // about 5 KB
+  const auto ops = Produce(
+      {"--ops", "1", "--register-listing", "big.mlir", big, "--at", "big.mlir", "3", "fused"});
+  ASSERT_EQ(ops.size(), 1u);
+  v1::GetSourceResponse source;
+  EXPECT_EQ(Source(ops[0], &source).error_code(), grpc::StatusCode::NOT_FOUND);
+  const v1::Session session = GetSession();
+  EXPECT_EQ(session.listings().capped(), 1u);
+  EXPECT_GE(session.listings().stored(), 1u) << "the test producer's own, of about 1 KB";
+}
+
 TEST_F(ListingTest, WindowTrimsTheSpans_TheListingsStay) {
   StartDaemon({"--keep-last", "100ms"});
   const std::string path = WriteSource(sources_.path(), "loop.py", 100);
