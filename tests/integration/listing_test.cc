@@ -194,15 +194,22 @@ TEST_F(ListingTest, WindowTrimsTheSpans_TheListingsStay) {
 
 TEST_F(ListingTest, OtherUidNamesShadow_RootDaemonStoresNoListingCountsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root: a root daemon and a producer of another uid";
-  StartDaemon();
   // A producer of uid 65534: a fork of this test (which has not traced),
-  // so that nothing must be staged where that uid can reach it.
+  // so that nothing must be staged where that uid can reach it. Forked
+  // before this test makes any gRPC channel, whose threads a child would
+  // not have (and whose memory a leak check in the child would report);
+  // it traces once the daemon runs (a byte on `go`).
+  int go[2];
   int pipe_fds[2];
+  ASSERT_EQ(::pipe(go), 0);
   ASSERT_EQ(::pipe(pipe_fds), 0);
   const pid_t child = ::fork();
   if (child == 0) {
+    ::close(go[1]);
     ::close(pipe_fds[0]);
     if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(10);
+    char byte = 0;
+    if (::read(go[0], &byte, 1) != 1) _exit(12);  // the test gave up
     optrace_set_level(OPTRACE_LEVEL_TRACE);
     optrace_op_desc desc{};
     optrace_intern("peek", 4, &desc.name_id);
@@ -214,6 +221,11 @@ TEST_F(ListingTest, OtherUidNamesShadow_RootDaemonStoresNoListingCountsRefused) 
     if (::write(pipe_fds[1], text.data(), text.size()) < 0) _exit(11);
     std::exit(0);  // the exit handlers: the listing thread's last pass, the clean exit
   }
+  ::close(go[0]);
+  StartDaemon();
+  const bool started = !HasFatalFailure() && ::write(go[1], "g", 1) == 1;
+  ::close(go[1]);
+  ASSERT_TRUE(started);
   ::close(pipe_fds[1]);
   char buffer[32] = {};
   const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer - 1);
