@@ -47,15 +47,15 @@ struct SessionHalves {
 };
 
 struct StoreBatch {
-  uint64_t sequence = 0;                       // increasing, assigned by the drain thread
+  uint64_t sequence = 0;  // increasing, assigned by the drain thread
   std::vector<std::pair<StringId, std::string>> new_strings;  // dictionary additions
-  std::vector<SessionRecord> sessions;         // upserts, whole records
-  std::vector<SessionSpans> spans;             // appended
-  std::vector<SessionInstants> instants;       // appended
-  std::vector<SessionHalves> halves_opened;    // persisted unpaired halves
-  std::vector<HalfOpKey> halves_closed;        // persisted halves now paired or finalised
-  std::vector<RingCursor> cursors;             // upserts
-  std::vector<SourceListing> listings;         // new listings of the sessions (inserted once)
+  std::vector<SessionRecord> sessions;                        // upserts, whole records
+  std::vector<SessionSpans> spans;                            // appended
+  std::vector<SessionInstants> instants;                      // appended
+  std::vector<SessionHalves> halves_opened;                   // persisted unpaired halves
+  std::vector<HalfOpKey> halves_closed;  // persisted halves now paired or finalised
+  std::vector<RingCursor> cursors;       // upserts
+  std::vector<SourceListing> listings;   // new listings of the sessions (inserted once)
 
   size_t SpanCount() const {
     size_t n = 0;
