@@ -4,9 +4,12 @@
 // reader (reader/listing_table_reader.cc); registered listings; files it
 // cannot read counted as refused; hostile entries counted by the reader.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -111,6 +114,36 @@ TEST_F(ListingCaptureTest, FileChangedAfterItsFirstUse_TheListingIsAsItRan) {
   std::ofstream(path) << "rewritten\n";
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].text, Lines(60, 80));
+}
+
+TEST_F(ListingCaptureTest, ForkChild_ItsOwnSegmentHasTheParentsListings) {
+  const std::string path = WriteSource("forked.py", 100);
+  uint32_t id = 0;
+  ASSERT_EQ(optrace_intern_location(path.c_str(), 50, &id), 0);
+  ASSERT_EQ(AwaitListings(1).size(), 1u);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // A segment of the child's own (its first level query), read as the
+    // parent's is: the listing kept in memory was published into it again.
+    // std::exit: the exit handler removes the child's segment.
+    (void)GetLevel();
+    auto own = testing::AttachOrFail(SegmentNameOrEmpty());
+    if (own == nullptr || own->shm_name() == segment_->shm_name()) std::exit(2);
+    const auto fields = own->ReadProducerFields();
+    if (!fields) std::exit(3);
+    reader::ReaderStats stats;
+    reader::StringTableReader strings(*own);
+    reader::ListingTableReader listings(*own);
+    for (const auto& l : listings.ReadNew(fields->listing_count, fields->string_count, &stats)) {
+      if (strings.Get(l.file_id, &stats) == path && l.first_line == 40 && l.text == Lines(40, 60)) {
+        std::exit(0);
+      }
+    }
+    std::exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST_F(ListingCaptureTest, UnreadableOrNoSuchLine_CountedRefusedNoListing) {
