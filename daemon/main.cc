@@ -188,6 +188,11 @@ int Run(const Flags& flags) {
     LogError("{}", policy.status().message());
     return kExitUsage;
   }
+  auto metric_labels = OpLabelSet::Parse(config.metrics_labels);
+  if (!metric_labels.ok()) {
+    LogError("{}", metric_labels.status().message());
+    return kExitUsage;
+  }
   StoreOptions store_options;
   store_options.db_path = config.db;
   store_options.retention_max_bytes = config.retention_max_bytes;
@@ -202,8 +207,10 @@ int Run(const Flags& flags) {
   store_options.keep_rules = config.keep_rules;
   // Counted as the writer commits (a lookup and a few increments per
   // span), only when the endpoint is on: otherwise it stays empty.
-  OpMetrics op_metrics(
-      OpMetricsLimits{config.metrics_max_names_per_session, config.metrics_max_series});
+  OpMetrics op_metrics({.limits = {config.metrics_max_names_per_session, config.metrics_max_series},
+                        .labels = std::move(metric_labels).value(),
+                        .ended_grace_ns = config.metrics_series_grace_ns,
+                        .now_ns = {}});
   if (!config.metrics_listen.empty()) store_options.committed_observer = &op_metrics;
   auto store = SpanStore::Open(store_options);
   if (!store.ok()) {

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -133,6 +134,17 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
     res.status = answer.status;
     // set_header drops a header with CR or LF in it (no response splitting).
     for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+    if (answer.shared_body) {
+      // Written from the handler's buffer, which the provider holds until sent.
+      const size_t size = answer.shared_body->size();
+      res.set_content_provider(
+          size, answer.content_type,
+          [body = answer.shared_body](size_t offset, size_t length, httplib::DataSink& sink) {
+            if (offset > body->size()) return false;
+            return sink.write(body->data() + offset, std::min(length, body->size() - offset));
+          });
+      return;
+    }
     // Moved, not set_content: that copies the body (megabytes for a scrape).
     res.body = std::move(answer.body);
     res.set_header("Content-Type", answer.content_type);

@@ -59,6 +59,12 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // A body owned elsewhere, served instead of `body` when set: a buffer
+  // the handler reuses for its next answers (megabytes written again into
+  // pages already mapped, rather than into a fresh allocation each time).
+  // The server holds it until the answer is sent; the handler must not
+  // change it while anyone else holds it (use_count() > 1).
+  std::shared_ptr<const std::string> shared_body;
   // More headers, sent in this order (Set-Cookie, Location,
   // Cache-Control, Content-Security-Policy, WWW-Authenticate...). A name
   // may repeat. Content-Type and Content-Length are the server's.

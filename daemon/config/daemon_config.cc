@@ -151,6 +151,20 @@ Status ValidateForward(const ForwardConfig& f) {
   return Status::Ok();
 }
 
+Status ReadStrings(const toml::node& node, const std::string& key, std::vector<std::string>* out) {
+  const toml::array* words = node.as_array();
+  if (words == nullptr) return Status::InvalidArgument(key + ": expected an array of strings");
+  out->clear();
+  for (const auto& word : *words) {
+    auto text = word.value<std::string>();
+    if (!text || !word.is_string()) {
+      return Status::InvalidArgument(key + ": every entry must be a string");
+    }
+    out->push_back(*text);
+  }
+  return Status::Ok();
+}
+
 Status ReadUids(const toml::node& node, const std::string& key, std::vector<uint32_t>* out) {
   const toml::array* uids = node.as_array();
   if (uids == nullptr) return Status::InvalidArgument(key + ": expected an array of uids");
@@ -296,6 +310,9 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadBool, &C::metrics_insecure>("metrics_insecure", kRestart),
     Key<ReadCount, &C::metrics_max_names_per_session>("metrics_max_names_per_session", kRestart),
     Key<ReadCount, &C::metrics_max_series>("metrics_max_series", kRestart),
+    Key<ReadStrings, &C::metrics_labels>("metrics_labels", kRestart),
+    Key<ReadUnitValue<ParseDurationNs, kDurationLike500ms>, &C::metrics_series_grace_ns>(
+        "metrics_series_grace", kRestart),
     Key<ReadBool, &C::listings>("listings", kRestart),
     Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::listing_max_bytes>("listing_max_bytes",
                                                                              kRestart),

@@ -92,6 +92,11 @@ struct DaemonConfig {
   // may have, and series of all sessions together.
   uint64_t metrics_max_names_per_session = 200;
   uint64_t metrics_max_series = 2000;
+  // The labels of the op series (OpLabelSet::Parse checks the words when
+  // the endpoint starts), and how long a series no running session counts
+  // in is kept.
+  std::vector<std::string> metrics_labels = {"name", "target"};
+  int64_t metrics_series_grace_ns = int64_t{300} * 1'000'000'000;
   // Source listings (docs/daemon.md: listings): whether producers' listing
   // areas are read, and what one session may store (text bytes, distinct
   // files); more is counted as capped.

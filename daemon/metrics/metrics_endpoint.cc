@@ -1,5 +1,7 @@
 #include "metrics/metrics_endpoint.h"
 
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "metrics/metrics_access.h"
@@ -9,8 +11,9 @@
 
 namespace optrace::daemon {
 
-std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& ops) {
-  MetricsText text;
+std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& ops,
+                          std::string buffer) {
+  MetricsText text(std::move(buffer));
   WriteStatusMetrics(status, &text);
   ops.WriteTo(&text);
   WriteProcessMetrics(&text);
@@ -56,7 +59,14 @@ Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
           return response;
         }
         response.content_type = std::string(kMetricsContentType);
-        response.body = RenderMetrics(report, *ops);
+        // Each server thread writes its scrapes into one buffer of its own
+        // (a scrape is megabytes: a fresh one would fault in every page
+        // again). The server holds it while it sends, and a thread sends
+        // its answer before it takes the next request.
+        thread_local std::shared_ptr<std::string> buffer;
+        if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<std::string>();
+        *buffer = RenderMetrics(report, *ops, std::move(*buffer));
+        response.shared_body = buffer;
         return response;
       });
   if (!server.ok()) return server.status();

@@ -54,9 +54,11 @@ class MetricsEndpoint {
   bool requires_token_ = false;
 };
 
-// The body of one scrape: status, op and process metrics. Thread rules:
-// as MetricsEndpoint's.
-std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& ops);
+// The body of one scrape: status, op and process metrics, written into
+// `buffer` (emptied first; its room is reused). Thread rules: as
+// MetricsEndpoint's.
+std::string RenderMetrics(const v1::GetStatusResponse& status, const OpMetrics& ops,
+                          std::string buffer = {});
 
 }  // namespace optrace::daemon
 

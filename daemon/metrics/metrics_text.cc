@@ -1,8 +1,8 @@
 #include "metrics/metrics_text.h"
 
-#include <fmt/format.h>
-
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace optrace::daemon {
 
@@ -85,8 +85,8 @@ void MetricsText::SampleStart(std::string_view name, std::initializer_list<Metri
   out_ += "} ";
 }
 
-void MetricsText::SampleWithLabelText(std::string_view name, std::string_view label_text,
-                                      std::string_view le, uint64_t value) {
+void MetricsText::SampleStartWithLabelText(std::string_view name, std::string_view label_text,
+                                           std::string_view le) {
   out_ += name;
   out_ += '{';
   out_ += label_text;
@@ -96,25 +96,58 @@ void MetricsText::SampleWithLabelText(std::string_view name, std::string_view la
     out_ += '"';
   }
   out_ += "} ";
-  fmt::format_to(std::back_inserter(out_), "{}\n", value);
+}
+
+void MetricsText::EndSample(uint64_t value) {
+  char digits[24];
+  const auto written = std::to_chars(std::begin(digits), std::end(digits), value);
+  out_.append(digits, written.ptr);
+  out_ += '\n';
+}
+
+void MetricsText::EndSample(double value) {
+  if (std::isinf(value)) {
+    out_ += value > 0 ? "+Inf" : "-Inf";
+  } else if (std::isnan(value)) {
+    out_ += "NaN";
+  } else {
+    char digits[32];
+    const auto written = std::to_chars(std::begin(digits), std::end(digits), value);
+    out_.append(digits, written.ptr);
+  }
+  out_ += '\n';
+}
+
+std::string MetricsText::NumberText(double value) {
+  MetricsText text;
+  text.EndSample(value);
+  std::string out = text.Take();
+  out.pop_back();
+  return out;
+}
+
+void MetricsText::SampleWithLabelText(std::string_view name, std::string_view label_text,
+                                      std::string_view le, uint64_t value) {
+  SampleStartWithLabelText(name, label_text, le);
+  EndSample(value);
+}
+
+void MetricsText::SampleWithLabelText(std::string_view name, std::string_view label_text,
+                                      std::string_view le, double value) {
+  SampleStartWithLabelText(name, label_text, le);
+  EndSample(value);
 }
 
 void MetricsText::Sample(std::string_view name, std::initializer_list<MetricLabel> labels,
                          uint64_t value) {
   SampleStart(name, labels);
-  fmt::format_to(std::back_inserter(out_), "{}\n", value);
+  EndSample(value);
 }
 
 void MetricsText::Sample(std::string_view name, std::initializer_list<MetricLabel> labels,
                          double value) {
   SampleStart(name, labels);
-  if (std::isinf(value)) {
-    out_ += value > 0 ? "+Inf\n" : "-Inf\n";
-  } else if (std::isnan(value)) {
-    out_ += "NaN\n";
-  } else {
-    fmt::format_to(std::back_inserter(out_), "{}\n", value);
-  }
+  EndSample(value);
 }
 
 }  // namespace optrace::daemon

@@ -38,6 +38,11 @@ struct MetricLabel {
 // values are untrusted and escaped here. Thread rules: a value type.
 class MetricsText {
  public:
+  MetricsText() = default;
+  // Writes into `buffer`, emptied first: its room stays, so a buffer kept
+  // from the last scrape is written again without growing.
+  explicit MetricsText(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+
   // Starts a family. `type` is counter, gauge or histogram; `help` is one
   // line (a backslash or line feed in it is escaped).
   void Family(std::string_view name, std::string_view type, std::string_view help);
@@ -55,6 +60,12 @@ class MetricsText {
   // value when `le` is not "". REQUIRES: `label_text` from LabelText, not "".
   void SampleWithLabelText(std::string_view name, std::string_view label_text, std::string_view le,
                            uint64_t value);
+  void SampleWithLabelText(std::string_view name, std::string_view label_text, std::string_view le,
+                           double value);
+
+  // `value` as a sample writes it: the shortest text that reads back as
+  // the same double, +Inf, -Inf or NaN.
+  static std::string NumberText(double value);
 
   // Makes room for `bytes` more of text (a scrape is megabytes: growing
   // it by doubling copies and faults in every page again).
@@ -68,6 +79,11 @@ class MetricsText {
 
  private:
   void SampleStart(std::string_view name, std::initializer_list<MetricLabel> labels);
+  void SampleStartWithLabelText(std::string_view name, std::string_view label_text,
+                                std::string_view le);
+  // Appends `value` and a line feed.
+  void EndSample(uint64_t value);
+  void EndSample(double value);
 
   std::string out_;
 };

@@ -277,6 +277,19 @@ TEST_F(DaemonTest, BadFlagsAndConfig_ClearErrorExit2) {
   Subprocess bad_level({OPTRACED_PATH, "--level", "noisy", "--db", folder_.path() + "/x.db"});
   ASSERT_TRUE(bad_level.Wait(10s).has_value());
   EXPECT_NE(bad_level.stderr_text().find("--level noisy is not one of"), std::string::npos);
+  const std::string labels = folder_.path() + "/labels.toml";
+  f = std::fopen(labels.c_str(), "w");
+  std::fputs("metrics_labels = [\"name\", \"colour\"]\n", f);
+  std::fclose(f);
+  Subprocess bad_labels({OPTRACED_PATH, "--config", labels, "--db", folder_.path() + "/x.db",
+                         "--socket", folder_.path() + "/run/s.sock"});
+  const auto labels_status = bad_labels.Wait(10s);
+  ASSERT_TRUE(labels_status.has_value());
+  EXPECT_EQ(labels_status->code, 2);
+  EXPECT_NE(bad_labels.stderr_text().find("metrics_labels: \"colour\" is not a label (name, "
+                                          "target, tag, session, process, pid)"),
+            std::string::npos)
+      << bad_labels.stderr_text();
 }
 
 TEST_F(DaemonTest, Malicious_WorldWritableSocketFolder_RefusesToStart) {

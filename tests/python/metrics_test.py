@@ -87,15 +87,13 @@ def metric_names(promql):
     return set(re.findall(r"\b(?:optrace|process)_\w+", promql))
 
 
-@unittest.skipUnless(os.access(PROMETHEUS, os.X_OK),
-                     f"{PROMETHEUS} is not installed (Debian package prometheus)")
-class MetricsTest(DaemonTestCase):
-    daemon_args = ("--metrics-listen", f"127.0.0.1:{METRICS_PORT}", "--metrics-token-file",
-                   TOKEN_FILE)
+def tearDownModule():
+    shutil.rmtree(TOKEN_FOLDER, ignore_errors=True)
 
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(TOKEN_FOLDER, ignore_errors=True)
+
+class PrometheusTestCase(DaemonTestCase):
+    """A daemon serving /metrics on METRICS_PORT behind TOKEN, and a real
+    Prometheus that scrapes it (start_prometheus) and answers queries."""
 
     def start_prometheus(self):
         folder = os.path.join(self.folder, "prometheus")
@@ -160,6 +158,14 @@ scrape_configs:
         if found is None and expected is None:
             self.fail(f"no value for {promql}: {self.query_or_none(promql)}")
         return found if found is not None else value() or self.query_or_none(promql)
+
+
+
+@unittest.skipUnless(os.access(PROMETHEUS, os.X_OK),
+                     f"{PROMETHEUS} is not installed (Debian package prometheus)")
+class MetricsTest(PrometheusTestCase):
+    daemon_args = ("--metrics-listen", f"127.0.0.1:{METRICS_PORT}", "--metrics-token-file",
+                   TOKEN_FILE)
 
     def exact_p99_ns(self, session_id):
         out = subprocess.run(
@@ -300,6 +306,82 @@ scrape_configs:
         self.assertEqual(scrape("wrong")[0], 401)
         self.assertEqual(scrape(None)[0], 401)
         self.assertEqual(scrape(TOKEN + "x")[0], 401)
+
+
+# A config of per-process series under small caps, for MetricsLabelsTest.
+LABELS_CONFIG = os.path.join(TOKEN_FOLDER, "labels.toml")
+LABELS_GRACE_S = 20
+LABELS_MAX_SERIES = 100
+LABELS_PER_SESSION = 40
+with open(LABELS_CONFIG, "w") as _f:
+    _f.write(f"""metrics_labels = ["name", "target", "process", "pid"]
+metrics_series_grace = "{LABELS_GRACE_S}s"
+metrics_max_series = {LABELS_MAX_SERIES}
+metrics_max_names_per_session = {LABELS_PER_SESSION}
+""")
+
+
+@unittest.skipUnless(os.access(PROMETHEUS, os.X_OK),
+                     f"{PROMETHEUS} is not installed (Debian package prometheus)")
+class MetricsLabelsTest(PrometheusTestCase):
+    """metrics_labels with the process and pid: a series per process,
+    counts exact per pid, the caps over many processes, and the series of
+    ended processes gone after the grace."""
+
+    daemon_args = ("--metrics-listen", f"127.0.0.1:{METRICS_PORT}", "--metrics-token-file",
+                   TOKEN_FILE, "--config", LABELS_CONFIG)
+    OPS = 300
+    DISTINCT = 50
+    PROCESSES = 3
+
+    def test_ProcessAndPidLabels_ExactPerProcessCappedDroppedAfterGrace(self):
+        self.start_prometheus()
+        pids = []
+        for i in range(self.PROCESSES):
+            process = start_python(program("metrics_program.py"), self.OPS, self.DISTINCT,
+                                   f"p{i}", env=python_env(OPTRACE_LEVEL="trace",
+                                                           OPTRACE_SESSION=f"job{i}"))
+            out, err = process.communicate(timeout=300)
+            self.assertEqual(process.returncode, 0, err)
+            pids.append(json.loads(out)["pid"])
+            session = self.ended_session(pids[-1])
+            self.assertEqual(len(self.stored_spans(session.id, self.OPS + self.DISTINCT)),
+                             self.OPS + self.DISTINCT)
+
+        # Counts exact per process, labelled with its OPTRACE_SESSION and pid.
+        for i, pid in enumerate(pids):
+            selector = f'name="metrics_op",process="job{i}",pid="{pid}"'
+            self.assertEqual(self.query_value(f"optrace_ops_total{{{selector}}}", self.OPS),
+                             self.OPS)
+            self_s = self.query_value(f"optrace_op_self_seconds_total{{{selector}}}")
+            total_s = self.query_value(f"optrace_op_duration_seconds_sum{{{selector}}}")
+            self.assertGreater(self_s, 0)
+            self.assertLessEqual(self_s, total_s * 1.000001)
+            self.assertEqual(
+                self.query_value(f'sum(optrace_ops_total{{pid="{pid}"}})',
+                                 self.OPS + self.DISTINCT), self.OPS + self.DISTINCT)
+
+        # The caps: every name of every process is counted, in at most
+        # metrics_max_series named series, at most metrics_max_names_per_session
+        # of them a process's, and one "other" series a process for the rest.
+        everything = self.PROCESSES * (self.OPS + self.DISTINCT)
+        self.assertEqual(self.query_value("sum(optrace_ops_total)", everything), everything)
+        self.assertEqual(self.query_value('count(optrace_ops_total{name!="other"})',
+                                          LABELS_MAX_SERIES), LABELS_MAX_SERIES)
+        self.assertEqual(self.query_value('count(optrace_ops_total{name="other"})',
+                                          self.PROCESSES), self.PROCESSES)
+        for pid in pids:
+            named = self.query_or_none(f'count(optrace_ops_total{{pid="{pid}",name!="other"}})')
+            if named:
+                self.assertLessEqual(float(named[0]["value"][1]), LABELS_PER_SESSION)
+        self.assertEqual(self.query_value("sum(resets(optrace_ops_total[5m]))"), 0)
+
+        # Every process has ended: after the grace its series are gone.
+        def gone():
+            status, body = scrape(TOKEN)
+            return status == 200 and not any(f'pid="{pid}"' in body for pid in pids)
+        self.assertTrue(wait_until(gone, timeout=LABELS_GRACE_S + 60, interval=1),
+                        scrape(TOKEN)[1][:2000])
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -100,6 +101,34 @@ TEST(HttpServerTest, Malicious_OtherMethods_NeverReachTheHandler) {
                  std::string(method) + " / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"));
     EXPECT_NE(reply.status, 200) << method << ": " << reply.raw;
     EXPECT_EQ(reply.body.find(method), std::string::npos) << method;
+  }
+}
+
+// A body the handler keeps and writes again for its next answers: each
+// answer is sent whole, with its own content type and length, and the
+// server lets go of the buffer once sent (the handler may then reuse it).
+TEST(HttpServerTest, SharedBody_SentWholeAndReleased) {
+  auto buffer = std::make_shared<std::string>();
+  std::atomic<long> held_while_answering{0};
+  HttpServerOptions options;
+  options.host = "127.0.0.1";
+  auto server = HttpServer::Start(options, [&](const HttpRequest& request) {
+    held_while_answering = buffer.use_count();
+    *buffer = std::string(3 << 20, request.path == "/a" ? 'a' : 'b') + "end";
+    HttpResponse response;
+    response.content_type = "text/plain; version=0.0.4";
+    response.shared_body = buffer;
+    return response;
+  });
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  for (const char* path : {"/a", "/b"}) {
+    const auto reply = HttpGet(server.value()->port(), path, "a");
+    EXPECT_EQ(reply.status, 200);
+    ASSERT_EQ(reply.body.size(), (3u << 20) + 3) << path;
+    EXPECT_EQ(reply.body[0], path[1]);
+    EXPECT_EQ(reply.body.substr(reply.body.size() - 3), "end");
+    EXPECT_NE(reply.raw.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
+    EXPECT_EQ(held_while_answering.load(), 1) << "the last answer still held the buffer";
   }
 }
 

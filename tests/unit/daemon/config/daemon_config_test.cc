@@ -293,6 +293,8 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"metrics_insecure", "true"},
     {"metrics_max_names_per_session", "50"},
     {"metrics_max_series", "500"},
+    {"metrics_labels", R"(["name", "tag", "pid"])"},
+    {"metrics_series_grace", R"("1m")"},
     {"listings", "false"},
     {"listing_max_bytes", R"("1MiB")"},
     {"listing_max_files", "64"},

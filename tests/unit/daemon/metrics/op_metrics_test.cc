@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "store_test_data.h"
 
@@ -30,6 +31,19 @@ StoreBatch BatchOfNames(SessionId session, uint32_t first_name, uint32_t names, 
   return batch;
 }
 
+OpMetricsOptions WithLimits(uint64_t names_per_session, uint64_t series) {
+  OpMetricsOptions options;
+  options.limits = {names_per_session, series};
+  return options;
+}
+
+// A batch that ends session `session`.
+StoreBatch EndOf(SessionId session) {
+  StoreBatch end;
+  end.sessions.push_back(MakeSession(session, SessionState::kExited, 1, 2));
+  return end;
+}
+
 std::map<std::string, uint64_t> SpansByName(const OpMetrics& metrics) {
   std::map<std::string, uint64_t> out;
   for (const OpSeries& s : metrics.Series()) out[s.name] += s.spans;
@@ -51,7 +65,7 @@ TEST(OpMetricsTest, Spans_CountedPerNameWithHistogram) {
 }
 
 TEST(OpMetricsTest, SessionCap_RestInOther_NamedKeepSeries) {
-  OpMetrics metrics({.names_per_session = 3, .series = 100});
+  OpMetrics metrics(WithLimits(3, 100));
   metrics.OnCommitted(BatchOfNames(1, 1, 5, 2));
   auto by_name = SpansByName(metrics);
   EXPECT_EQ(by_name.size(), 4u);  // op1..op3 and other
@@ -67,7 +81,7 @@ TEST(OpMetricsTest, SessionCap_RestInOther_NamedKeepSeries) {
 }
 
 TEST(OpMetricsTest, GlobalCap_ManySessions_AtMostCapPlusOther) {
-  OpMetrics metrics({.names_per_session = 50, .series = 120});
+  OpMetrics metrics(WithLimits(50, 120));
   uint64_t total = 0;
   for (SessionId session = 1; session <= 10; ++session) {
     metrics.OnCommitted(BatchOfNames(session, static_cast<uint32_t>(session * 1000), 50, 1));
@@ -81,15 +95,122 @@ TEST(OpMetricsTest, GlobalCap_ManySessions_AtMostCapPlusOther) {
 }
 
 TEST(OpMetricsTest, EndedSession_ForgetsItsBookkeeping_SeriesKept) {
-  OpMetrics metrics({.names_per_session = 1, .series = 100});
+  OpMetrics metrics(WithLimits(1, 100));
   metrics.OnCommitted(BatchOfNames(1, 1, 1, 1));
-  StoreBatch end;
-  end.sessions.push_back(MakeSession(1, SessionState::kExited, 1, 2));
-  metrics.OnCommitted(end);
+  metrics.OnCommitted(EndOf(1));
   // Session 2 (a new process) gets its own cap.
   StoreBatch next = BatchOfNames(2, 1, 1, 1);
   metrics.OnCommitted(next);
   EXPECT_EQ(SpansByName(metrics)["op1"], 2u);
+}
+
+TEST(OpMetricsTest, EndedSessions_SeriesDroppedAfterTheGraceOnly) {
+  int64_t now = 1'000'000'000;
+  OpMetricsOptions options = WithLimits(10, 3);
+  options.ended_grace_ns = 60'000'000'000;
+  options.now_ns = [&] { return now; };
+  OpMetrics metrics(options);
+  metrics.OnCommitted(BatchOfNames(1, 1, 2, 1));  // op1, op2: session 1
+  metrics.OnCommitted(BatchOfNames(2, 2, 2, 1));  // op2, op3: session 2
+  metrics.OnCommitted(EndOf(1));
+  now += 59'000'000'000;
+  MetricsText text;
+  metrics.WriteTo(&text);
+  EXPECT_EQ(SpansByName(metrics).size(), 3u) << "within the grace every series stays";
+  now += 2'000'000'000;
+  metrics.WriteTo(&text);
+  auto by_name = SpansByName(metrics);
+  EXPECT_FALSE(by_name.contains("op1")) << "only session 1 counted in op1, ended 61 s ago";
+  EXPECT_EQ(by_name["op2"], 2u) << "session 2 still runs and counts in op2";
+  EXPECT_EQ(by_name["op3"], 1u);
+  // The dropped series made room under the global cap of 3: a new name
+  // gets a series of its own, not "other".
+  metrics.OnCommitted(BatchOfNames(3, 4, 1, 1));
+  by_name = SpansByName(metrics);
+  EXPECT_EQ(by_name["op4"], 1u);
+  EXPECT_FALSE(by_name.contains("other"));
+}
+
+TEST(OpMetricsTest, SelfTime_SummedPerSeries) {
+  OpMetrics metrics({});
+  StoreBatch batch = BatchOfNames(1, 1, 1, 2, 5000);
+  batch.spans[0].spans[0].children_ns = 3000;
+  metrics.OnCommitted(batch);
+  ASSERT_EQ(metrics.Series().size(), 1u);
+  EXPECT_EQ(metrics.Series()[0].self_sum_ns, 2000u + 5000u);
+  MetricsText text;
+  metrics.WriteTo(&text);
+  EXPECT_NE(text.text().find("optrace_op_self_seconds_total{name=\"op1\",target=\"gpu\"} 7e-06"),
+            std::string::npos)
+      << text.text();
+}
+
+TEST(OpMetricsTest, Labels_TagAndProcess_OneSeriesPerSessionAndTag) {
+  auto labels = OpLabelSet::Parse(std::vector<std::string>{"name", "tag", "process", "pid"});
+  ASSERT_TRUE(labels.ok()) << labels.status().message();
+  OpMetricsOptions options;
+  options.labels = labels.value();
+  OpMetrics metrics(options);
+  for (SessionId session : {1, 2}) {
+    StoreBatch batch;
+    SessionRecord record = MakeSession(session);
+    record.executable = "/usr/bin/trainer";
+    record.pid = static_cast<uint32_t>(100 + session);
+    record.label = session == 2 ? "serving \"a\"" : "";  // else the executable's name
+    batch.sessions.push_back(record);
+    batch.new_strings = {{1, "matmul"}, {2, "matmul_8x8"}, {3, "matmul_16x16"}};
+    Span small = MakeSpan(1, 1000, 1);
+    small.tag = 2;
+    Span big = MakeSpan(2, 2000, 1);
+    big.tag = 3;
+    batch.spans.push_back({session, {small, big, big}});
+    metrics.OnCommitted(batch);
+  }
+  ASSERT_EQ(metrics.Series().size(), 4u);
+  MetricsText text;
+  metrics.WriteTo(&text);
+  const std::string& t = text.text();
+  EXPECT_NE(t.find("optrace_ops_total{name=\"matmul\",tag=\"matmul_16x16\",process=\"trainer\","
+                   "pid=\"101\"} 2"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("optrace_ops_total{name=\"matmul\",tag=\"matmul_8x8\",process="
+                   "\"serving \\\"a\\\"\",pid=\"102\"} 1"),
+            std::string::npos)
+      << t;
+}
+
+TEST(OpMetricsTest, Labels_PerSession_EndedSessionsSeriesGoAfterGrace) {
+  int64_t now = 0;
+  auto labels = OpLabelSet::Parse(std::vector<std::string>{"name", "session"});
+  ASSERT_TRUE(labels.ok());
+  OpMetricsOptions options;
+  options.labels = labels.value();
+  options.ended_grace_ns = 10;
+  options.now_ns = [&] { return now; };
+  OpMetrics metrics(options);
+  metrics.OnCommitted(BatchOfNames(1, 1, 1, 1));
+  metrics.OnCommitted(BatchOfNames(2, 1, 1, 1));
+  EXPECT_EQ(metrics.Series().size(), 2u) << "one series per session";
+  metrics.OnCommitted(EndOf(2));
+  now = 100;
+  MetricsText text;
+  metrics.WriteTo(&text);
+  const auto series = metrics.Series();
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].session, 1u);
+}
+
+TEST(OpLabelSetTest, Malicious_UnknownRepeatedOrNoName_Refused) {
+  using Words = std::vector<std::string>;
+  for (const Words& words :
+       {Words{"name", "color"}, Words{"name", "tag", "tag"}, Words{"tag"}, Words{}}) {
+    auto parsed = OpLabelSet::Parse(words);
+    EXPECT_FALSE(parsed.ok());
+  }
+  EXPECT_NE(OpLabelSet::Parse(Words{"name", "color"}).status().message().find("\"color\""),
+            std::string::npos);
+  EXPECT_TRUE(OpLabelSet::Parse(Words{"pid", "name"}).ok());
 }
 
 TEST(OpMetricsTest, Malicious_LongNameWithQuotes_CutAndEscaped) {
@@ -151,7 +272,7 @@ TEST(OpMetricsTest, WriteTo_HistogramCumulative) {
 
 // The writer commits while scrapes read (TSan runs this).
 TEST(OpMetricsTest, CommitWhileScraping_CountsStayMonotonic) {
-  OpMetrics metrics({.names_per_session = 10, .series = 20});
+  OpMetrics metrics(WithLimits(10, 20));
   std::thread writer([&] {
     for (uint32_t i = 0; i < 200; ++i) metrics.OnCommitted(BatchOfNames(1 + i % 3, 1, 15, 1));
   });
