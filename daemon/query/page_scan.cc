@@ -46,6 +46,7 @@ Result<std::vector<Span>> ScanPage(SpanReader& reader, SessionId session, SpanFi
   if (cursor) window_lo = std::max(window_lo, cursor->start_ns);
   const int64_t hi = filter.max_start_ns();
 
+  const SpanReader::ScratchScope scratch(reader);  // one set of page buffers for every window
   SmallestSpans best(count);
   // Spans with exactly the cursor's (start, op id): the first
   // cursor->sent_at_key of them (in SpanOrderLess order) were sent already.

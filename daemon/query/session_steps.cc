@@ -205,6 +205,7 @@ Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
                                       const v1::StepRules& rules, StringCache& strings) {
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
+  const SpanReader::ScratchScope scratch(reader);  // one set of page buffers for every pass
   StepSpanPasses passes(strings);
   Result<bool> complete = passes.ReadMarkers(reader, session);
   if (!complete.ok()) return complete.status();

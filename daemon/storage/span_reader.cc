@@ -72,7 +72,7 @@ Status SpanReader::PrepareStatements() {
       // the scan, last_start_ns is tested in the index, and the index
       // order is the ORDER BY.
       {&select_pages_,
-       "SELECT id, span_count, data FROM span_pages WHERE session_id = ? AND first_start_ns <= ? "
+       "SELECT id, span_count FROM span_pages WHERE session_id = ? AND first_start_ns <= ? "
        "AND last_start_ns >= ? AND id % ? = ? ORDER BY first_start_ns, last_start_ns, id"},
       {&select_instants_, std::string("SELECT ") + kInstantColumns +
                               " FROM instants WHERE session_id = ? ORDER BY ts_ns, rowid"},
@@ -214,28 +214,57 @@ Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t 
       columns);
 }
 
+SpanReader::ScratchScope::~ScratchScope() {
+  --reader_.scratch_scopes_;
+  reader_.ReleaseScratch();
+}
+
+void SpanReader::ReleaseScratch() {
+  if (scratch_scopes_ == 0 && !scratch_busy_) scratch_ = PageScratch();
+}
+
 Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
                                    const SpanPageVisitor& visit, span_page::ColumnSet columns,
                                    PageShare share) {
   const bool bounded = min_start_ns != std::numeric_limits<int64_t>::min() ||
                        max_start_ns != std::numeric_limits<int64_t>::max();
   if (bounded) columns |= span_page::kStartNs;
+  // One page's bytes and spans, reused for the next page (and the next
+  // call, within a ScratchScope). A visit that reads pages itself gets
+  // buffers of its own.
+  PageScratch nested;
+  const bool outermost = !scratch_busy_;
+  PageScratch& scratch = outermost ? scratch_ : nested;
+  scratch_busy_ = true;
+  struct EndOfRead {
+    SpanReader& reader;
+    bool outermost;
+    ~EndOfRead() {
+      if (!outermost) return;
+      reader.page_blobs_.Close();  // ends the blob handle's hold on the read transaction
+      reader.scratch_busy_ = false;
+      reader.ReleaseScratch();
+    }
+  } end_of_read{*this, outermost};
   ScopedStatementReset reset(select_pages_);
-  std::vector<Span> spans;  // one page's, reused for the next
   select_pages_.BindUint64(1, session);
   select_pages_.BindInt64(2, max_start_ns);
   select_pages_.BindInt64(3, min_start_ns);
   select_pages_.BindUint64(4, share.count);
   select_pages_.BindUint64(5, share.index);
+  std::vector<Span>& spans = scratch.spans;
   while (true) {
     Result<bool> row = select_pages_.Step();
     if (!row.ok()) return row.status();
     if (!row.value()) return Status::Ok();
+    const int64_t page_id = select_pages_.ColumnInt64(0);
     auto page = [&] {
-      return db_->path() + ": span page " + std::to_string(select_pages_.ColumnInt64(0)) +
-             " of session " + std::to_string(session);
+      return db_->path() + ": span page " + std::to_string(page_id) + " of session " +
+             std::to_string(session);
     };
-    Status decoded = span_page::DecodeInto(select_pages_.ColumnBlob(2), columns, &spans);
+    Status read = page_blobs_.Read(page_id, &scratch.bytes);
+    if (!read.ok()) return InContext(read, page());
+    Status decoded = span_page::DecodeInto(scratch.bytes, columns, &spans);
     if (!decoded.ok()) return InContext(decoded, page());
     const int64_t expected = select_pages_.ColumnInt64(1);
     if (static_cast<uint64_t>(expected) != spans.size()) {

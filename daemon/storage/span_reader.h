@@ -21,6 +21,7 @@
 #include "storage/listing_store.h"
 #include "storage/op_aggregate.h"
 #include "storage/span_page_codec.h"
+#include "storage/sqlite_blob_reader.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
 #include "storage/sqlite_transaction.h"
@@ -112,6 +113,24 @@ class SpanReader {
                          span_page::ColumnSet columns = span_page::kAllColumns,
                          PageShare share = {});
 
+  // Keeps the reader's page buffers (a page's bytes and its decoded spans,
+  // megabytes each) from one ForEachSpan or ForEachSpanPage call to the
+  // next while it lives, for a query that reads pages in several passes or
+  // windows. Without one, each outermost call makes them and frees them
+  // as it returns, so that an idle reader holds none. Scopes nest; the
+  // buffers go when the outermost ends. Borrows the reader, which must
+  // outlive it.
+  class ScratchScope {
+   public:
+    explicit ScratchScope(SpanReader& reader) : reader_(reader) { ++reader_.scratch_scopes_; }
+    ~ScratchScope();
+    ScratchScope(const ScratchScope&) = delete;
+    ScratchScope& operator=(const ScratchScope&) = delete;
+
+   private:
+    SpanReader& reader_;
+  };
+
   // Visits the instants of `session` in time order.
   Status ForEachInstant(SessionId session, const InstantVisitor& visit);
 
@@ -158,6 +177,14 @@ class SpanReader {
   Status CollectRows(SqliteStatement& statement, const std::string& what, ReadRow read,
                      std::vector<T>* out);
 
+  // The buffers of page reads (see ScratchScope).
+  struct PageScratch {
+    std::string bytes;
+    std::vector<Span> spans;
+  };
+  // Frees scratch_ unless a ScratchScope keeps it.
+  void ReleaseScratch();
+
   std::unique_ptr<SqliteConnection> db_;
   SqliteStatement list_sessions_;
   SqliteStatement running_sessions_;
@@ -176,6 +203,12 @@ class SpanReader {
   SqliteStatement select_listings_;
   SqliteStatement select_pages_after_;
   SqliteStatement count_spans_after_;
+  // After the statements: closed before the connection. Open only during
+  // a page read (it holds the read transaction).
+  SqliteBlobReader page_blobs_{*db_, "span_pages", "data"};
+  PageScratch scratch_;
+  bool scratch_busy_ = false;  // a page read uses scratch_ (a nested one gets its own)
+  int scratch_scopes_ = 0;
 };
 
 }  // namespace optrace::daemon

@@ -64,6 +64,8 @@ class SqliteConnection {
   const std::string& path() const { return path_; }
 
  private:
+  friend class SqliteBlobReader;  // incremental blob I/O on this connection
+
   SqliteConnection(sqlite3* db, std::string path, int busy_timeout_ms)
       : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
 
