@@ -220,7 +220,7 @@ SpanReader::ScratchScope::~ScratchScope() {
 }
 
 void SpanReader::ReleaseScratch() {
-  if (scratch_scopes_ == 0 && !scratch_busy_) scratch_ = PageScratch();
+  if (scratch_scopes_ == 0) scratch_ = PageScratch();
 }
 
 Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
@@ -230,22 +230,15 @@ Status SpanReader::ForEachSpanPage(SessionId session, int64_t min_start_ns, int6
                        max_start_ns != std::numeric_limits<int64_t>::max();
   if (bounded) columns |= span_page::kStartNs;
   // One page's bytes and spans, reused for the next page (and the next
-  // call, within a ScratchScope). A visit that reads pages itself gets
-  // buffers of its own.
-  PageScratch nested;
-  const bool outermost = !scratch_busy_;
-  PageScratch& scratch = outermost ? scratch_ : nested;
-  scratch_busy_ = true;
+  // call, within a ScratchScope).
   struct EndOfRead {
     SpanReader& reader;
-    bool outermost;
     ~EndOfRead() {
-      if (!outermost) return;
       reader.page_blobs_.Close();  // ends the blob handle's hold on the read transaction
-      reader.scratch_busy_ = false;
       reader.ReleaseScratch();
     }
-  } end_of_read{*this, outermost};
+  } end_of_read{*this};
+  PageScratch& scratch = scratch_;
   ScopedStatementReset reset(select_pages_);
   select_pages_.BindUint64(1, session);
   select_pages_.BindInt64(2, max_start_ns);

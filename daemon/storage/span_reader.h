@@ -108,6 +108,7 @@ class SpanReader {
   // ForEachSpan a page at a time, for passes over many spans: `visit` gets
   // the spans of one page that are in the range (maybe none), in the same
   // order, and returns false to stop. Only the pages of `share` are read.
+  // REQUIRES (both): `visit` reads no pages of this reader itself.
   Status ForEachSpanPage(SessionId session, int64_t min_start_ns, int64_t max_start_ns,
                          const SpanPageVisitor& visit,
                          span_page::ColumnSet columns = span_page::kAllColumns,
@@ -207,7 +208,6 @@ class SpanReader {
   // a page read (it holds the read transaction).
   SqliteBlobReader page_blobs_{*db_, "span_pages", "data"};
   PageScratch scratch_;
-  bool scratch_busy_ = false;  // a page read uses scratch_ (a nested one gets its own)
   int scratch_scopes_ = 0;
 };
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
+#include <optional>
 #include <thread>
 
 #include "storage/span_store.h"
@@ -85,6 +87,32 @@ TEST_F(SpanReaderTest, ForEachSpan_VisitorReturnsFalse_StopsAtOnce) {
   EXPECT_EQ(visited, 1500);
   // The statement was reset: the next scan starts from the beginning.
   EXPECT_EQ(ReadSpans(*reader, 1).size(), 3000u);
+}
+
+// Calls in a ScratchScope share one set of page buffers: each still sees
+// exactly its own range, page after page and call after call, and so do
+// calls after the scope (which make their own).
+TEST_F(SpanReaderTest, ScratchScope_ManyCallsOneScope_EachExactlyItsRange) {
+  const std::vector<Span> all = WriteThreePages();
+  std::unique_ptr<SpanReader> reader = OpenReader(path_);
+  ASSERT_NE(reader, nullptr);
+  const auto expect_range = [&](int64_t lo, int64_t hi) {
+    std::vector<uint64_t> want;
+    for (const Span& span : all) {
+      if (span.start_ns >= lo && span.start_ns <= hi) want.push_back(span.op_id);
+    }
+    std::vector<uint64_t> got;
+    for (const Span& span : ReadSpans(*reader, 1, lo, hi)) got.push_back(span.op_id);
+    EXPECT_EQ(got, want) << lo << ".." << hi;
+  };
+  {
+    const SpanReader::ScratchScope scope(*reader);
+    expect_range(0, 2'999'999);          // every page
+    expect_range(1'500'000, 1'500'999);  // inside one page, after a bigger read
+    expect_range(999'000, 2'000'999);    // across pages
+    expect_range(0, 2'999'999);
+  }
+  expect_range(500'000, 2'500'000);
 }
 
 TEST_F(SpanReaderTest, ListSessions_SeveralSessions_NewestFirst) {
