@@ -21,6 +21,11 @@ bool OwnedByDaemonOrRoot(const struct stat& info, uid_t daemon_uid) {
   return info.st_uid == daemon_uid || info.st_uid == 0;
 }
 
+// "uid 998 or root", or "root" for a daemon of root.
+std::string DaemonOrRoot(uid_t daemon_uid) {
+  return daemon_uid == 0 ? "root" : "uid " + std::to_string(daemon_uid) + " or root";
+}
+
 // The names of `folder`'s entries that do not start with ".", sorted.
 Result<std::vector<std::string>> FileNames(const std::string& folder) {
   const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(folder.c_str()), ::closedir);
@@ -49,9 +54,9 @@ Status CheckFolder(const std::string& folder, uid_t daemon_uid) {
   const std::string what = S_ISDIR(info.st_mode) ? "" : " and is not a folder";
   return Status::PermissionDenied(
       std::string(kSetting) + " " + folder + " is " +
-      DescribeOwnerAndMode(info.st_uid, info.st_mode) + what +
-      ": it must be a folder owned by uid " + std::to_string(daemon_uid) +
-      " or root and writable by its owner only, or another user could add a token for any user, "
+      DescribeOwnerAndMode(info.st_uid, info.st_mode) + what + ": it must be a folder owned by " +
+      DaemonOrRoot(daemon_uid) +
+      " and writable by its owner only, or another user could add a token for any user, "
       "root included");
 }
 
@@ -70,8 +75,8 @@ Result<uint32_t> CheckTokenFile(const std::string& path, const std::string& name
   if (!OwnedByDaemonOrRoot(info, daemon_uid) || (info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     return Status::PermissionDenied(
         named + " is " + DescribeOwnerAndMode(info.st_uid, info.st_mode) +
-        ": the daemon's token files must be owned by uid " + std::to_string(daemon_uid) +
-        " or root and readable by their owner only (chmod 0600), or other users (the socket's "
+        ": the daemon's token files must be owned by " + DaemonOrRoot(daemon_uid) +
+        " and readable by their owner only (chmod 0600), or other users (the socket's "
         "group among them) could read or replace the tokens; a user keeps a copy of their own");
   }
   const std::optional<uid_t> uid = LookUpUid(name);
