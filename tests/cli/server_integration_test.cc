@@ -11,6 +11,7 @@
 
 #include "cli_harness.h"
 #include "free_port.h"
+#include "test_certificates.h"
 
 namespace optrace::cli::testing {
 namespace {
@@ -129,6 +130,27 @@ TEST_F(ServerTest, InsecureTcpAdmin_StatusWarnsInTextAndJson) {
   EXPECT_EQ(listeners[0]["unauthenticated"], true);
   EXPECT_NE(listeners[0]["warning"].get<std::string>().find("insecure_tcp_admin"),
             std::string::npos);
+}
+
+TEST_F(ServerTest, ClientCertificate_IdentifiesTheCaller) {
+  const std::string certs = folder_.path() + "/certs";
+  ASSERT_EQ(::mkdir(certs.c_str(), 0700), 0);
+  const std::string made = optrace::testing::MakeTestCertificates(certs);
+  ASSERT_TRUE(made.empty()) << made;
+  Start({"--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key", "--tls-client-ca",
+         certs + "/ca.pem"});
+  const CliRun status = Server({"--tls-ca", certs + "/ca.pem", "--tls-cert", certs + "/root.pem",
+                                "--tls-key", certs + "/root.key", "status"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("listeners  grpc " + address_ +
+                            ", TLS: callers identified by client certificates\n"),
+            std::string::npos)
+      << status.out;
+  const CliRun anonymous = Server({"--tls-ca", certs + "/ca.pem", "sessions"});
+  EXPECT_EQ(anonymous.exit_code, 1);
+  EXPECT_NE(anonymous.err.find("a TLS client certificate signed by its tls_client_ca"),
+            std::string::npos)
+      << anonymous.err;
 }
 
 }  // namespace

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <future>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "daemon_process.h"
@@ -22,6 +21,7 @@
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "subprocess.h"
 #include "temp_folder.h"
+#include "test_certificates.h"
 #include "test_producer.h"
 
 namespace optrace {
@@ -331,52 +331,14 @@ TEST_F(TcpAuthTest, InsecureTcpAdmin_EveryCallerAdmin_StatusWarns) {
       << status.listeners(0).warning();
 }
 
-// Makes, with openssl, in `folder`: a CA (ca.pem), the daemon's
-// certificate for 127.0.0.1 and localhost signed by it (server.pem,
-// server.key), client certificates whose common names are "nobody",
-// "root" and a name no user has (NAME.pem, NAME.key), and a client
-// certificate of another CA whose common name is "root" (stranger.pem,
-// stranger.key). Returns openssl's output when it fails.
-std::string MakeCertificates(const std::string& folder) {
-  const std::string script = R"(set -e
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out "$1.key" 2>/dev/null; }
-ca() { key "$1"; openssl req -x509 -new -key "$1.key" -out "$1.pem" -days 2 -subj "/CN=$1"; }
-signed() {  # NAME CA [EXTENSIONS]
-  key "$1"
-  openssl req -new -key "$1.key" -out "$1.csr" -subj "/CN=$3"
-  printf '%s
-' "$4" > "$1.ext"
-  openssl x509 -req -in "$1.csr" -CA "$2.pem" -CAkey "$2.key" -CAcreateserial -out "$1.pem"     -days 2 -extfile "$1.ext" 2>/dev/null
-}
-ca ca
-ca other-ca
-signed server ca localhost "subjectAltName=IP:127.0.0.1,DNS:localhost"
-signed nobody ca nobody "basicConstraints=CA:FALSE"
-signed root ca root "basicConstraints=CA:FALSE"
-signed stranger-name ca no-such-user-optrace-test "basicConstraints=CA:FALSE"
-signed stranger other-ca root "basicConstraints=CA:FALSE"
-)";
-  Subprocess openssl({"/bin/sh", "-c", "cd '" + folder + "' && " + script});
-  const auto status = openssl.Wait(60s);
-  if (status && status->exited && status->code == 0) return "";
-  return "openssl failed: " + openssl.stderr_text() + openssl.stdout_text();
-}
-
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // TLS to the daemon, trusting `folder`/ca.pem, with the client certificate
 // `name` of `folder` ("" for none).
 std::shared_ptr<grpc::ChannelCredentials> Tls(const std::string& folder, const std::string& name) {
   grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = ReadWhole(folder + "/ca.pem");
+  ssl.pem_root_certs = testing::ReadWholeFile(folder + "/ca.pem");
   if (!name.empty()) {
-    ssl.pem_cert_chain = ReadWhole(folder + "/" + name + ".pem");
-    ssl.pem_private_key = ReadWhole(folder + "/" + name + ".key");
+    ssl.pem_cert_chain = testing::ReadWholeFile(folder + "/" + name + ".pem");
+    ssl.pem_private_key = testing::ReadWholeFile(folder + "/" + name + ".key");
   }
   return grpc::SslCredentials(ssl);
 }
@@ -384,7 +346,7 @@ std::shared_ptr<grpc::ChannelCredentials> Tls(const std::string& folder, const s
 TEST_F(TcpAuthTest, ClientCertificate_CommonNameNamesTheUser) {
   const std::string certs = folder_.path() + "/certs";
   ASSERT_EQ(::mkdir(certs.c_str(), 0700), 0);
-  const std::string made = MakeCertificates(certs);
+  const std::string made = testing::MakeTestCertificates(certs);
   ASSERT_TRUE(made.empty()) << made;
   StartWithSessions({"--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key",
                      "--tls-client-ca", certs + "/ca.pem"});

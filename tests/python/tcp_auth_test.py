@@ -7,6 +7,7 @@ a token file other users may read is refused before anything is sent."""
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import unittest
 
@@ -104,6 +105,45 @@ class TcpAuthTest(DaemonTestCase):
                     optrace.Client(socket=self.daemon.socket, **kwargs)
         with self.assertRaises(ValueError):
             optrace.Client(server=ADDRESS, tls_cert="c.pem")
+
+
+CERTIFICATES_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                   "support", "make_test_certificates.sh")
+TLS_ADDRESS = f"127.0.0.1:{free_port()}"
+CERTIFICATES = tempfile.mkdtemp(prefix="optrace-tcp-certs-")
+subprocess.run(["/bin/sh", CERTIFICATES_SCRIPT, CERTIFICATES], check=True, capture_output=True)
+
+
+class TlsClientCertificateTest(DaemonTestCase):
+    daemon_args = ("--listen", TLS_ADDRESS,
+                   "--tls-cert", os.path.join(CERTIFICATES, "server.pem"),
+                   "--tls-key", os.path.join(CERTIFICATES, "server.key"),
+                   "--tls-client-ca", os.path.join(CERTIFICATES, "ca.pem"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(CERTIFICATES, ignore_errors=True)
+
+    def tls_client(self, name=None):
+        files = {}
+        if name is not None:
+            files = {"tls_cert": os.path.join(CERTIFICATES, f"{name}.pem"),
+                     "tls_key": os.path.join(CERTIFICATES, f"{name}.key")}
+        return optrace.Client(server=TLS_ADDRESS, tls_ca=os.path.join(CERTIFICATES, "ca.pem"),
+                              **files)
+
+    def test_ClientCertificate_NamesTheUser(self):
+        with self.tls_client("root") as client:
+            listener = client.status().listeners[0]
+            self.assertEqual((listener.tls, listener.client_certificates, listener.token_users),
+                             (True, True, 0))
+
+    def test_NoCertificate_UnauthenticatedErrorSayingWhatIsMissing(self):
+        with self.tls_client() as client:
+            with self.assertRaises(optrace.UnauthenticatedError) as raised:
+                client.sessions()
+            self.assertIn("a TLS client certificate signed by its tls_client_ca",
+                          str(raised.exception))
 
 
 if __name__ == "__main__":
