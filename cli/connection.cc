@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "common/bearer_token.h"
 #include "common/default_paths.h"
 #include "common/loopback_host.h"
 #include "common/socket_folder.h"
@@ -26,10 +28,26 @@ bool SplitHostPort(const std::string& server, std::string* host, std::string* po
   return bracketed || host->find(':') == std::string::npos;
 }
 
+// The whole of PEM file `path`, given as `flag`; false (with `error` set)
+// when it cannot be read or is empty.
+bool ReadPem(const std::string& path, std::string_view flag, std::string* pem, CliError* error) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  if (!file || text.str().empty()) {
+    *error = {kExitUsage, std::string(flag) + " " + path + " cannot be read"};
+    return false;
+  }
+  *pem = text.str();
+  return true;
+}
+
 }  // namespace
 
-Connection::Connection(std::string address, std::shared_ptr<grpc::Channel> channel)
+Connection::Connection(std::string address, std::shared_ptr<grpc::Channel> channel,
+                       std::string authorization)
     : address_(std::move(address)),
+      authorization_(std::move(authorization)),
       channel_(std::move(channel)),
       stub_(v1::OpTrace::NewStub(channel_)) {}
 
@@ -37,6 +55,13 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionOptions& options, C
   if (options.server.empty()) {
     if (!options.tls_ca.empty()) {
       *error = {kExitUsage, "--tls-ca needs --server HOST:PORT: the Unix socket is not encrypted"};
+      return nullptr;
+    }
+    if (!options.token_file.empty() || !options.tls_cert.empty()) {
+      *error = {kExitUsage,
+                std::string(options.token_file.empty() ? "--tls-cert" : "--token-file") +
+                    " needs --server HOST:PORT: on the Unix socket the daemon knows you by your "
+                    "uid"};
       return nullptr;
     }
     const std::string path = options.socket.empty() ? DefaultSocketPath() : options.socket;
@@ -55,17 +80,25 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionOptions& options, C
     *error = {kExitUsage, "--server " + options.server + " is not HOST:PORT (e.g. localhost:7070)"};
     return nullptr;
   }
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    *error = {kExitUsage, "--tls-cert and --tls-key go together: a client certificate and its key"};
+    return nullptr;
+  }
+  if (!options.tls_cert.empty() && options.tls_ca.empty()) {
+    *error = {kExitUsage,
+              "--tls-cert needs --tls-ca FILE: a client certificate is part of TLS, which needs "
+              "the CA of the daemon's certificate"};
+    return nullptr;
+  }
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (!options.tls_ca.empty()) {
-    std::ifstream file(options.tls_ca);
-    std::stringstream pem;
-    pem << file.rdbuf();
-    if (!file || pem.str().empty()) {
-      *error = {kExitUsage, "--tls-ca " + options.tls_ca + " cannot be read"};
+    grpc::SslCredentialsOptions ssl;
+    if (!ReadPem(options.tls_ca, "--tls-ca", &ssl.pem_root_certs, error)) return nullptr;
+    if (!options.tls_cert.empty() &&
+        (!ReadPem(options.tls_cert, "--tls-cert", &ssl.pem_cert_chain, error) ||
+         !ReadPem(options.tls_key, "--tls-key", &ssl.pem_private_key, error))) {
       return nullptr;
     }
-    grpc::SslCredentialsOptions ssl;
-    ssl.pem_root_certs = pem.str();
     credentials = grpc::SslCredentials(ssl);
   } else if (IsLoopbackHost(host)) {
     credentials = grpc::InsecureChannelCredentials();
@@ -75,14 +108,29 @@ std::unique_ptr<Connection> Connection::Open(const ConnectionOptions& options, C
                               "TLS (plaintext is only for localhost)"};
     return nullptr;
   }
-  return std::unique_ptr<Connection>(
-      new Connection(options.server, grpc::CreateChannel(options.server, credentials)));
+  std::string authorization;
+  const char* token_env = std::getenv("OPTRACE_TOKEN_FILE");
+  const std::string token_file = !options.token_file.empty() ? options.token_file
+                                 : token_env != nullptr      ? token_env
+                                                             : "";
+  if (!token_file.empty()) {
+    auto token = ReadTokenFile(token_file,
+                               options.token_file.empty() ? "OPTRACE_TOKEN_FILE" : "--token-file");
+    if (!token.ok()) {
+      *error = {kExitFailure, token.status().message()};
+      return nullptr;
+    }
+    authorization = "Bearer " + token.value();
+  }
+  return std::unique_ptr<Connection>(new Connection(
+      options.server, grpc::CreateChannel(options.server, credentials), std::move(authorization)));
 }
 
 std::unique_ptr<grpc::ClientContext> Connection::NewContext(
-    std::optional<std::chrono::milliseconds> deadline) {
+    std::optional<std::chrono::milliseconds> deadline) const {
   auto context = std::make_unique<grpc::ClientContext>();
   if (deadline) context->set_deadline(std::chrono::system_clock::now() + *deadline);
+  if (!authorization_.empty()) context->AddMetadata("authorization", authorization_);
   return context;
 }
 

@@ -39,7 +39,7 @@ struct DiffSides {
 int CompareAndPrint(Connection& connection, const v1::CompareSessionsRequest& request,
                     const DiffOptions& options, const DiffSides& sides) {
   v1::CompareSessionsResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
   if (options.json) {
@@ -210,7 +210,7 @@ int RunDiff(Connection& connection, const DiffOptions& options) {
   for (int i = 0; i < 2; ++i) {
     v1::GetSessionRequest request;
     request.set_session_id(ids[i]);
-    const auto context = Connection::NewContext();
+    const auto context = connection.NewContext();
     const grpc::Status status = connection.stub().GetSession(context.get(), request, &sessions[i]);
     if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), ids[i]));
   }

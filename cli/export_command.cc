@@ -61,7 +61,7 @@ int RunExport(Connection& connection, const ExportOptions& options) {
   v1::ExportRequest request;
   request.set_session_id(options.session_id);
   request.set_format(options.format);
-  const auto context = Connection::NewContext(std::nullopt);
+  const auto context = connection.NewContext(std::nullopt);
   InterruptWatcher interrupts([&context] { context->TryCancel(); });
   const auto reader = connection.stub().Export(context.get(), request);
   ProgressBar progress(stderr, IsTerminal(STDERR_FILENO), "exporting", "spans");

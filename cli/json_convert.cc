@@ -307,9 +307,21 @@ json ToJson(const v1::ForwardStatus& forward) {
           {"last_sent_unix_ns", forward.last_sent_unix_ns()}};
 }
 
+json ToJson(const v1::Listener& listener) {
+  return {{"kind", ListenerKindWord(listener.kind())},
+          {"address", listener.address()},
+          {"tls", listener.tls()},
+          {"token_users", listener.token_users()},
+          {"client_certificates", listener.client_certificates()},
+          {"unauthenticated", listener.unauthenticated()},
+          {"warning", listener.warning()}};
+}
+
 json ToJson(const v1::GetStatusResponse& status) {
   json counters = json::object();
   for (const auto& [name, value] : status.counters()) counters[name] = value;
+  json listeners = json::array();
+  for (const v1::Listener& listener : status.listeners()) listeners.push_back(ToJson(listener));
   return {{"version", status.version()},
           {"uptime_ns", status.uptime_ns()},
           {"namespace", status.namespace_()},
@@ -331,7 +343,8 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"tails", status.tails()},
           {"default_level", LevelWord(status.default_level())},
           {"counters", counters},
-          {"forward", status.has_forward() ? ToJson(status.forward()) : json()}};
+          {"forward", status.has_forward() ? ToJson(status.forward()) : json()},
+          {"listeners", listeners}};
 }
 
 json ToJson(const v1::Keep& keep) {

@@ -35,7 +35,11 @@ nlohmann::json ToJson(const v1::CompareSessionsResponse& comparison);
 // {"node": ..., "label": ...}: a side of `optrace diff --fleet`.
 nlohmann::json ToJson(const v1::FleetFilter& fleet);
 nlohmann::json ToJson(const v1::ForwardStatus& forward);
-// "forward" is null when the daemon does not forward to ClickHouse.
+// {"kind": "grpc"|"metrics", "address", "tls", "token_users",
+// "client_certificates", "unauthenticated", "warning"}.
+nlohmann::json ToJson(const v1::Listener& listener);
+// "forward" is null when the daemon does not forward to ClickHouse;
+// "listeners" lists its TCP and HTTP listeners ([] for none).
 nlohmann::json ToJson(const v1::GetStatusResponse& status);
 nlohmann::json ToJson(const v1::Keep& keep);
 nlohmann::json ToJson(const v1::ListKeepsResponse& keeps);

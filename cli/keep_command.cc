@@ -49,7 +49,7 @@ int RunKeep(Connection& connection, const KeepOptions& options) {
   request.set_last_ns(options.last_ns > 0 ? options.last_ns : std::numeric_limits<int64_t>::max());
   request.set_reason(options.reason);
   v1::KeepRangeResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().KeepRange(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   if (options.json) {
@@ -64,7 +64,7 @@ int RunKeeps(Connection& connection, const KeepsOptions& options) {
   v1::ListKeepsRequest request;
   request.set_session_id(options.session_id);
   v1::ListKeepsResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().ListKeeps(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   if (options.json) {

@@ -65,7 +65,7 @@ std::string DescribeSetLevel(const LevelSetOptions& options, const v1::SetLevelR
 
 int RunLevelGet(Connection& connection, const LevelGetOptions& options) {
   v1::GetLevelResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status =
       connection.stub().GetLevel(context.get(), v1::GetLevelRequest(), &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
@@ -90,7 +90,7 @@ int RunLevelSet(Connection& connection, const LevelSetOptions& options) {
   request.set_pid(options.pid);
   request.set_label(options.label);
   v1::SetLevelResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().SetLevel(context.get(), request, &response);
   if (!status.ok()) {
     return Fail(

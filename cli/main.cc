@@ -160,6 +160,15 @@ int ParseAndRun(int argc, char** argv) {
   socket->excludes(server);
   app.add_option("--tls-ca", connection.tls_ca, "PEM CA file: use TLS with --server")
       ->check(CLI::ExistingFile);
+  app.add_option("--token-file", connection.token_file,
+                 "file of your bearer token for --server (default: $OPTRACE_TOKEN_FILE; not "
+                 "readable by others)")
+      ->type_name("FILE");
+  app.add_option("--tls-cert", connection.tls_cert,
+                 "PEM client certificate for --server over TLS (with --tls-key)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-key", connection.tls_key, "PEM key of --tls-cert")
+      ->check(CLI::ExistingFile);
 
   const std::vector<CommandSpec> commands = DescribeCommands();
   ParsedCommands parsed;

@@ -35,7 +35,7 @@ grpc::Status FetchSpans(Connection& connection, const OpsOptions& options,
     const uint32_t wanted =
         options.limit == 0 ? kOpsPageSize : options.limit - static_cast<uint32_t>(spans->size());
     request.set_limit(std::min(wanted, kOpsPageSize));
-    const auto context = Connection::NewContext(std::nullopt);
+    const auto context = connection.NewContext(std::nullopt);
     const auto reader = connection.stub().QueryOps(context.get(), request);
     v1::QueryOpsResponse page;
     std::string next_cursor;
@@ -65,7 +65,7 @@ grpc::Status FetchSourceTexts(Connection& connection, uint64_t session,
     request.set_source_location(span.source_location());
     request.set_context(1);  // the line itself is all the column shows
     v1::GetSourceResponse source;
-    const auto context = Connection::NewContext();
+    const auto context = connection.NewContext();
     const grpc::Status status = connection.stub().GetSource(context.get(), request, &source);
     std::string& text = (*texts)[span.source_location()];
     if (status.error_code() == grpc::StatusCode::NOT_FOUND ||
@@ -133,7 +133,7 @@ int RunOps(Connection& connection, const OpsOptions& options) {
     v1::GetSessionRequest session_request;
     session_request.set_session_id(options.session_id);
     v1::GetSessionResponse session;
-    const auto context = Connection::NewContext();
+    const auto context = connection.NewContext();
     const grpc::Status status =
         connection.stub().GetSession(context.get(), session_request, &session);
     if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));

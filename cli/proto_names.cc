@@ -55,6 +55,10 @@ constexpr std::array<std::pair<std::string_view, v1::StatsSource>, 2> kStatsSour
     {"aggregates", v1::STATS_SOURCE_AGGREGATES},
     {"spans", v1::STATS_SOURCE_SPANS},
 }};
+constexpr std::array<std::pair<std::string_view, v1::ListenerKind>, 2> kListenerKindWords = {{
+    {"grpc", v1::LISTENER_KIND_GRPC},
+    {"metrics", v1::LISTENER_KIND_METRICS},
+}};
 constexpr std::array<std::pair<std::string_view, v1::GroupBy>, 3> kGroupByWords = {{
     {"name", v1::GROUP_BY_NAME},
     {"tag", v1::GROUP_BY_TAG},
@@ -122,6 +126,10 @@ std::string_view SessionStateWord(v1::SessionState state) {
 
 std::string_view StatsSourceWord(v1::StatsSource source) {
   return WordOf(kStatsSourceWords, source, "-");
+}
+
+std::string_view ListenerKindWord(v1::ListenerKind kind) {
+  return WordOf(kListenerKindWords, kind, "unknown");
 }
 
 std::string_view SpanStatusWord(v1::SpanStatus status) {

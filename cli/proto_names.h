@@ -38,6 +38,9 @@ std::string_view SessionStateWord(v1::SessionState state);
 // "aggregates", "spans"; "-" (unspecified: fleet statistics).
 std::string_view StatsSourceWord(v1::StatsSource source);
 
+// "grpc", "metrics"; "unknown".
+std::string_view ListenerKindWord(v1::ListenerKind kind);
+
 // "ok", "incomplete", "complete-without-launch", "duplicate"; "unknown".
 std::string_view SpanStatusWord(v1::SpanStatus status);
 std::optional<v1::SpanStatus> ParseSpanStatusWord(std::string_view text);

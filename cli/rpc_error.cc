@@ -32,6 +32,9 @@ CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
       return {kExitUsage, message};
     case grpc::StatusCode::PERMISSION_DENIED:
       return {kExitFailure, fmt::format("not allowed: {}", message)};
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return {kExitFailure,
+              fmt::format("the daemon at {} does not know who you are: {}", address, message)};
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return {kExitFailure, fmt::format("the daemon at {} did not answer in time", address)};
     case grpc::StatusCode::UNIMPLEMENTED:

@@ -144,7 +144,7 @@ void SetRunWindow(Connection& connection, pid_t pid, int64_t started_unix_ns,
   auto poll = std::chrono::milliseconds(10);
   while (!HasExited(pid)) {
     v1::ListSessionsResponse response;
-    const auto context = Connection::NewContext();
+    const auto context = connection.NewContext();
     grpc::Status status = connection.stub().ListSessions(context.get(), request, &response);
     const std::optional<v1::Session> session =
         status.ok() ? FindRunSession(response, pid, started_unix_ns) : std::nullopt;
@@ -185,7 +185,7 @@ grpc::Status AwaitSession(Connection& connection, pid_t pid, int64_t started_uni
   request.set_limit(kSessionsPolled);
   while (true) {
     v1::ListSessionsResponse response;
-    const auto context = Connection::NewContext();
+    const auto context = connection.NewContext();
     const grpc::Status status = connection.stub().ListSessions(context.get(), request, &response);
     if (!status.ok()) return status;
     *session = FindRunSession(response, pid, started_unix_ns);

@@ -144,7 +144,7 @@ int RunSessions(Connection& connection, const SessionsOptions& options) {
   request.set_all(options.all);
   request.set_limit(options.limit);
   v1::ListSessionsResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().ListSessions(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
   if (options.json) {
@@ -161,7 +161,7 @@ int RunSessionShow(Connection& connection, const SessionShowOptions& options) {
   v1::GetSessionRequest request;
   request.set_session_id(options.session_id);
   v1::GetSessionResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().GetSession(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   if (options.json) {

@@ -37,7 +37,7 @@ int RunSource(Connection& connection, const SourceOptions& options) {
   request.set_op_id(options.op_id);
   request.set_context(options.context);
   v1::GetSourceResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().GetSource(context.get(), request, &response);
   // NOT_FOUND says what is missing (the session, the op, its location or
   // a listing of it): the daemon's message, not "no session N".

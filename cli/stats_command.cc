@@ -70,7 +70,7 @@ std::string TimeInOpsText(const v1::GetStatsResponse& stats, bool self) {
 
 grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& request,
                         v1::GetStatsResponse* response) {
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   return connection.stub().GetStats(context.get(), request, response);
 }
 

@@ -15,6 +15,31 @@
 #include "terminal.h"
 
 namespace optrace::cli {
+namespace {
+
+// "grpc 127.0.0.1:7070, plaintext: callers identified by bearer tokens of 2
+// users", or the listener's warning when it serves callers it cannot
+// identify.
+std::string DescribeListener(const v1::Listener& listener, const Palette& palette) {
+  std::string text = fmt::format("{} {}, {}: ", ListenerKindWord(listener.kind()),
+                                 listener.address(), listener.tls() ? "TLS" : "plaintext");
+  if (listener.unauthenticated()) {
+    return text + palette.Paint("warning: " + listener.warning(), Tone::kProblem);
+  }
+  std::string by;
+  if (listener.token_users() > 0) {
+    by = listener.kind() == v1::LISTENER_KIND_METRICS
+             ? "a bearer token"
+             : fmt::format("bearer tokens of {} user{}", listener.token_users(),
+                           listener.token_users() == 1 ? "" : "s");
+  }
+  if (listener.client_certificates())
+    by += (by.empty() ? "" : " or ") + std::string("client certificates");
+  return text +
+         (by.empty() ? "serves no caller (nothing identifies one)" : "callers identified by " + by);
+}
+
+}  // namespace
 
 std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view address,
                          const Palette& palette) {
@@ -31,6 +56,9 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
   line("ingest", fmt::format("{:.0f} events/s now, {} events in all", status.events_per_second(),
                              status.events_ingested()));
   line("level", fmt::format("default {}", LevelWord(status.default_level())));
+  for (int i = 0; i < status.listeners_size(); ++i) {
+    line(i == 0 ? "listeners" : "", DescribeListener(status.listeners(i), palette));
+  }
   // Live sessions' losses, then every stored session's (ended ones too).
   auto drops = [&palette](std::string_view scope, const v1::Drops& d) {
     return fmt::format(
@@ -84,7 +112,7 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
 
 int RunStatus(Connection& connection, const StatusOptions& options) {
   v1::GetStatusResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status =
       connection.stub().GetStatus(context.get(), v1::GetStatusRequest(), &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));

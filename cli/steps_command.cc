@@ -68,7 +68,7 @@ int RunSteps(Connection& connection, const StepsOptions& options) {
   *request.mutable_rules() = std::get<v1::StepRules>(rules);
   request.set_limit(options.limit);
   v1::GetStepsResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().GetSteps(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   // Found in the stored spans: only what the window kept.

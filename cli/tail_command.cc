@@ -40,7 +40,7 @@ v1::TailRequest BuildTailRequest(const TailOptions& options) {
 
 int RunTail(Connection& connection, const TailOptions& options) {
   const Palette palette(ColoursWanted(STDOUT_FILENO));
-  const auto context = Connection::NewContext(std::nullopt);
+  const auto context = connection.NewContext(std::nullopt);
   InterruptWatcher interrupts([&context] { context->TryCancel(); });
   const auto reader = connection.stub().Tail(context.get(), BuildTailRequest(options));
   auto print = [&](const v1::TailResponse& item) {

@@ -67,7 +67,7 @@ int RunTree(Connection& connection, const TreeOptions& options) {
   request.set_min_share(*min_share);
   *request.mutable_filter() = ToOpFilter(options.filter);
   v1::GetTreeResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().GetTree(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   // Built from the stored spans: only what the window kept.

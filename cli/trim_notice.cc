@@ -35,7 +35,7 @@ void PrintTrimNoticeOf(Connection& connection, uint64_t session_id) {
   v1::GetSessionRequest request;
   request.set_session_id(session_id);
   v1::GetSessionResponse session;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   if (connection.stub().GetSession(context.get(), request, &session).ok()) {
     PrintTrimNotice(session.session());
   }

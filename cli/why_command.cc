@@ -93,7 +93,7 @@ int RunWhy(Connection& connection, const WhyOptions& options) {
   request.set_has_baseline_step(options.baseline_given);
   *request.mutable_rules() = std::get<v1::StepRules>(rules);
   v1::ExplainStepResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().ExplainStep(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   PrintTrimNoticeOf(connection, options.session_id);

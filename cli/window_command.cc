@@ -29,7 +29,7 @@ grpc::Status ApplyWindowChange(Connection& connection, const v1::Session& sessio
                                const WindowChange& change, v1::Window* in_force) {
   const v1::SetWindowRequest request = WindowRequest(session.id(), session.window(), change);
   v1::SetWindowResponse response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().SetWindow(context.get(), request, &response);
   if (status.ok()) *in_force = response.window();
   return status;
@@ -56,7 +56,7 @@ int RunWindow(Connection& connection, const WindowOptions& options) {
   v1::GetSessionRequest get;
   get.set_session_id(options.session_id);
   v1::GetSessionResponse session;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   grpc::Status status = connection.stub().GetSession(context.get(), get, &session);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
   v1::Window window = session.session().window();

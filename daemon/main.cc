@@ -15,6 +15,8 @@
 #include "api/api_server.h"
 #include "api/caller_identity.h"
 #include "api/op_trace_service.h"
+#include "api/tcp_authenticator.h"
+#include "api/token_table.h"
 #include "common/level_names.h"
 #include "common/socket_folder.h"
 #include "config/daemon_config.h"
@@ -25,6 +27,7 @@
 #include "levels/level_policy.h"
 #include "live/tail_hub.h"
 #include "log/log.h"
+#include "metrics/metrics_access.h"
 #include "metrics/metrics_endpoint.h"
 #include "metrics/op_metrics.h"
 #include "service/fd_limit.h"
@@ -43,13 +46,14 @@ constexpr int kExitFailure = 1;
 // given leaves the value alone.
 struct Flags {
   std::string config;
-  std::optional<std::string> socket, listen, tls_cert, tls_key, db, ns, level, retention_max_bytes,
-      retention_max_age, uid_max_bytes, keep_last, keep_last_bytes, keep_session_max_bytes,
-      keep_uid_max_bytes, forward_clickhouse, node, metrics_listen, metrics_token_file,
-      listing_max_bytes;
+  std::optional<std::string> socket, listen, tls_cert, tls_key, listen_token_dir, tls_client_ca, db,
+      ns, level, retention_max_bytes, retention_max_age, uid_max_bytes, keep_last, keep_last_bytes,
+      keep_session_max_bytes, keep_uid_max_bytes, forward_clickhouse, node, metrics_listen,
+      metrics_token_file, listing_max_bytes;
   bool debug = false;
   bool no_listings = false;
   bool metrics_insecure = false;
+  bool insecure_tcp_admin = false;
 };
 
 // A flag whose text, when given, is parsed into a config field.
@@ -67,6 +71,9 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
   if (f.listen) c->listen = *f.listen;
   if (f.tls_cert) c->tls_cert = *f.tls_cert;
   if (f.tls_key) c->tls_key = *f.tls_key;
+  if (f.listen_token_dir) c->listen_token_dir = *f.listen_token_dir;
+  if (f.tls_client_ca) c->tls_client_ca = *f.tls_client_ca;
+  if (f.insecure_tcp_admin) c->insecure_tcp_admin = true;
   if (f.db) c->db = *f.db;
   if (f.ns) c->ns = *f.ns;
   if (f.level) {
@@ -163,6 +170,22 @@ int Run(const Flags& flags) {
   DaemonConfig config = std::move(loaded).value();
   if (config.debug_log) SetLogThreshold(LogLevel::kDebug);
   LogDebug("{}", RaiseFdLimit());
+
+  // Who TCP callers are: their tokens are read once, here, before anything
+  // is made.
+  std::optional<TcpAuthenticator> tcp_authenticator;
+  if (!config.listen.empty() && !config.insecure_tcp_admin) {
+    std::optional<TokenTable> tokens;
+    if (!config.listen_token_dir.empty()) {
+      auto read = TokenTable::Load(config.listen_token_dir, ::geteuid());
+      if (!read.ok()) {
+        LogError("{}", read.status().message());
+        return kExitUsage;
+      }
+      tokens = std::move(read).value();
+    }
+    tcp_authenticator.emplace(std::move(tokens), !config.tls_client_ca.empty());
+  }
 
   const std::string run_folder = std::filesystem::path(config.socket).parent_path();
   const std::string db_folder = std::filesystem::path(config.db).parent_path();
@@ -284,18 +307,33 @@ int Run(const Flags& flags) {
   }
   // RSS follows what the daemon holds, not its last burst (RELIABILITY.md).
   const MemoryTrimmer trimmer(std::chrono::seconds(2));
+  const ApiServerOptions api_options{config.socket,
+                                     config.socket_group,
+                                     config.listen,
+                                     config.tls_cert,
+                                     config.tls_key,
+                                     config.tls_client_ca,
+                                     tcp_authenticator ? &*tcp_authenticator : nullptr,
+                                     config.insecure_tcp_admin};
+  // What optrace status lists: every TCP and HTTP listener and whom it serves.
+  std::vector<v1::Listener> listeners;
+  if (!config.listen.empty()) listeners.push_back(DescribeTcpListener(api_options));
+  if (!config.metrics_listen.empty()) {
+    listeners.push_back(DescribeMetricsListener(
+        config.metrics_listen, !config.metrics_token_file.empty(), config.metrics_insecure));
+  }
   PeerRegistry peers;
   AcceptCounters accepts;
-  CallerIdentifier callers(&peers, config.admin_group);
+  CallerIdentifier callers(&peers, config.admin_group,
+                           TcpIdentity{api_options.tcp_authenticator, config.insecure_tcp_admin});
   StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
                                    config.max_bytes_in_flight_per_uid,
                                    static_cast<uint32_t>(config.max_threaded_streams)});
-  OpTraceService service(ServiceContext{
-      &loop, &tails, &streams, store.value().get(), &callers, config.db, config.ns, OPTRACE_VERSION,
-      config.level_rules, std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
-      forwarder.get(), &accepts, WindowLimits{config.keep_last_ns, config.keep_last_bytes}});
-  ApiServerOptions api_options{config.socket, config.socket_group, config.listen, config.tls_cert,
-                               config.tls_key};
+  OpTraceService service(
+      ServiceContext{&loop, &tails, &streams, store.value().get(), &callers, config.db, config.ns,
+                     OPTRACE_VERSION, config.level_rules, std::chrono::steady_clock::now(),
+                     fleet ? &*fleet : nullptr, forwarder.get(), &accepts,
+                     WindowLimits{config.keep_last_ns, config.keep_last_bytes}, listeners});
   auto server = ApiServer::Start(api_options, &service, &peers, &accepts);
   if (!server.ok()) {
     LogError("{}", server.status().message());
@@ -320,6 +358,20 @@ int Run(const Flags& flags) {
     LogInfo("serving metrics on {} (http://{}/metrics){}", config.metrics_listen,
             config.metrics_listen,
             metrics->requires_token() ? ", bearer token required" : ", no token");
+  }
+  if (tcp_authenticator) {
+    std::string by;
+    if (tcp_authenticator->token_users() > 0) {
+      by = fmt::format("bearer tokens ({} users)", tcp_authenticator->token_users());
+    }
+    if (tcp_authenticator->client_certificates()) {
+      by += (by.empty() ? "" : " or ") + std::string("client certificates");
+    }
+    LogInfo("serving gRPC on TCP {} ({}): callers identified by {}", config.listen,
+            config.tls_cert.empty() ? "plaintext" : "TLS", by);
+  }
+  for (const v1::Listener& listener : listeners) {
+    if (listener.unauthenticated()) LogWarning("{}", listener.warning());
   }
   LogInfo("optraced {} ready: namespace '{}', socket {}, db {}, default level {}", OPTRACE_VERSION,
           config.ns, config.socket, config.db, LevelName(config.level));
@@ -381,9 +433,18 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--socket", flags.socket, "Unix socket of the gRPC API");
   app.add_option("--listen", flags.listen,
-                 "also serve gRPC on TCP HOST:PORT (opt-in; TLS needed beyond loopback)");
+                 "also serve gRPC on TCP HOST:PORT (opt-in; TLS needed beyond loopback; callers "
+                 "identified by --listen-token-dir or --tls-client-ca)");
   app.add_option("--tls-cert", flags.tls_cert, "PEM certificate for --listen");
   app.add_option("--tls-key", flags.tls_key, "PEM private key for --listen");
+  app.add_option("--listen-token-dir", flags.listen_token_dir,
+                 "folder of bearer token files, one per user and named for the user, that "
+                 "identify --listen's callers (owner-only: 0600)");
+  app.add_option("--tls-client-ca", flags.tls_client_ca,
+                 "PEM CA whose client certificates identify --listen's callers (the common name "
+                 "names the user); needs --tls-cert");
+  app.add_flag("--insecure-tcp-admin", flags.insecure_tcp_admin,
+               "serve --listen without identifying callers: every TCP caller is an admin");
   app.add_option("--db", flags.db, "SQLite database file");
   app.add_option("--namespace", flags.ns, "shared-memory namespace of the producers to serve");
   app.add_option("--level", flags.level,
@@ -415,12 +476,12 @@ int main(int argc, char** argv) {
                  "(e.g. http://ch1:8123), and answer fleet queries from it");
   app.add_option("--node", flags.node, "this machine's name in the fleet (default: the host name)");
   app.add_option("--metrics-listen", flags.metrics_listen,
-                 "serve Prometheus metrics at http://HOST:PORT/metrics (opt-in; beyond loopback "
-                 "it needs --metrics-token-file or --metrics-insecure)");
+                 "serve Prometheus metrics at http://HOST:PORT/metrics (opt-in; it needs "
+                 "--metrics-token-file or --metrics-insecure)");
   app.add_option("--metrics-token-file", flags.metrics_token_file,
                  "file holding the bearer token /metrics requires (not readable by others)");
   app.add_flag("--metrics-insecure", flags.metrics_insecure,
-               "serve --metrics-listen beyond loopback without a token");
+               "serve --metrics-listen without a token, to anyone who can reach it");
   app.add_flag("--no-listings", flags.no_listings,
                "store no source listings (producers still read their own; "
                "OPTRACE_LISTINGS=0 stops that)");

@@ -14,7 +14,7 @@ targets=(client_tests daemon_model_tests daemon_storage_tests daemon_config_test
          daemon_correlate_tests daemon_drain_tests daemon_live_tests daemon_wire_tests
          daemon_query_tests daemon_export_tests daemon_api_tests
          daemon_integration_tests api_integration_tests ingest_integration_tests
-         window_integration_tests listing_integration_tests
+         window_integration_tests listing_integration_tests tcp_auth_integration_tests
          fleet_integration_tests
          optraced optrace-cli optrace-test-producer optrace-test-client optrace-load)
 # Tests whose figures are timing claims, not correctness: sanitizers make

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/bearer_token.h"
+#include "common/constant_time.h"
 #include "common/loopback_host.h"
-#include "http/constant_time.h"
 
 namespace optrace::cli {
 namespace {
@@ -107,13 +108,10 @@ std::string RedirectWithoutToken(std::string_view path,
 
 bool UiAccess::CarriesToken(const http::HttpRequest& request) const {
   if (const auto cookie = FindCookie(request.cookie, cookie_name_);
-      cookie && http::ConstantTimeEquals(*cookie, token_)) {
+      cookie && ConstantTimeEquals(*cookie, token_)) {
     return true;
   }
-  constexpr std::string_view kBearer = "Bearer ";  // not a secret: compared as usual
-  const std::string_view authorization = request.authorization;
-  return authorization.starts_with(kBearer) &&
-         http::ConstantTimeEquals(authorization.substr(kBearer.size()), token_);
+  return BearerTokenMatches(request.authorization, token_);
 }
 
 std::optional<http::HttpResponse> UiAccess::Gate(const http::HttpRequest& request) const {
@@ -123,7 +121,7 @@ std::optional<http::HttpResponse> UiAccess::Gate(const http::HttpRequest& reques
   }
   if (const auto url_token = request.query.find(std::string(kTokenParameter));
       url_token != request.query.end()) {
-    if (!http::ConstantTimeEquals(url_token->second, token_)) {
+    if (!ConstantTimeEquals(url_token->second, token_)) {
       return Refusal(401, "401 the token in this URL is not this server's\n");
     }
     http::HttpResponse exchange = Refusal(303, "");

@@ -11,7 +11,7 @@
 //    token leaves the address bar, the history and any Referer. Anything
 //    else is 401 with no data.
 // Every comparison with the token takes the same time wherever a guess
-// differs (http/constant_time.h).
+// differs (common/constant_time.h).
 #ifndef OPTRACE_CLI_UI_UI_ACCESS_H_
 #define OPTRACE_CLI_UI_UI_ACCESS_H_
 

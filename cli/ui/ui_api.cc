@@ -64,7 +64,7 @@ HttpResponse Ask(Connection& connection,
                                                          Response*),
                  const Request& request, std::optional<uint64_t> session_id) {
   Response response;
-  const auto context = Connection::NewContext();
+  const auto context = connection.NewContext();
   const grpc::Status status = (connection.stub().*call)(context.get(), request, &response);
   if (!status.ok()) return RpcErrorResponse(status, connection, session_id);
   return JsonResponse(ToJson(response));

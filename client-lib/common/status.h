@@ -27,6 +27,7 @@ class Status {
     kUnavailable,         // a service or resource is temporarily unavailable
     kResourceExhausted,   // a budget or quota refuses it (not worth retrying as is)
     kFailedPrecondition,  // the thing is in a state that refuses it (e.g. ended)
+    kUnauthenticated,     // the caller's identity is unknown: no or wrong credentials
   };
 
   Status() = default;
@@ -49,6 +50,9 @@ class Status {
   }
   static Status FailedPrecondition(std::string msg) {
     return {Code::kFailedPrecondition, std::move(msg)};
+  }
+  static Status Unauthenticated(std::string msg) {
+    return {Code::kUnauthenticated, std::move(msg)};
   }
 
   bool ok() const { return code_ == Code::kOk; }

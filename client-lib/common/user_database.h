@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace optrace {
 
@@ -19,6 +20,12 @@ struct UserAccount {
 // sysconf and grown on ERANGE (getpwuid's shared static entry could be
 // another thread's user by the time it is read).
 std::optional<UserAccount> LookUpUser(uid_t uid);
+
+// The uid that `user` names: a number of decimal digits is that uid
+// (below 4294967295, which is no uid); anything else is looked up as a
+// user name (getpwnam_r, thread-safe as LookUpUser is). nullopt when it
+// names no user.
+std::optional<uid_t> LookUpUid(std::string_view user);
 
 // "owned by uid 1001 (mallory) with mode 0755": for messages that refuse a
 // file because of who made it. A uid without an account reads

@@ -22,6 +22,47 @@ Result<std::string> ReadFile(const std::string& path, const char* what) {
   return s.str();
 }
 
+// The credentials of the TCP listener: TLS (asking for client
+// certificates with tls_client_ca), else local credentials on loopback,
+// with the gate of `options.tcp_authenticator`; or, with
+// insecure_tcp_admin, no gate at all.
+Result<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(const ApiServerOptions& options) {
+  if (options.tcp_authenticator == nullptr && !options.insecure_tcp_admin) {
+    return Status::InvalidArgument("--listen " + options.listen +
+                                   ": no way to identify TCP callers was configured");
+  }
+  std::shared_ptr<grpc::ServerCredentials> creds;
+  if (!options.tls_cert.empty()) {
+    auto cert = ReadFile(options.tls_cert, "tls_cert");
+    auto key = ReadFile(options.tls_key, "tls_key");
+    if (!cert.ok()) return cert.status();
+    if (!key.ok()) return key.status();
+    grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+    ssl.pem_key_cert_pairs.push_back({key.value(), cert.value()});
+    if (!options.tls_client_ca.empty()) {
+      auto ca = ReadFile(options.tls_client_ca, "tls_client_ca");
+      if (!ca.ok()) return ca.status();
+      ssl.pem_root_certs = ca.value();
+      // Asked for, and verified when given; a call without one may still
+      // carry a token, and is otherwise refused with a message that says
+      // what is missing, which a failed handshake could not.
+      ssl.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;
+    }
+    creds = grpc::SslServerCredentials(ssl);
+  } else if (!IsLoopbackAddress(options.listen)) {
+    return Status::InvalidArgument("--listen " + options.listen +
+                                   " is not a loopback address: it needs --tls-cert and --tls-key");
+  } else if (options.insecure_tcp_admin) {
+    creds = grpc::InsecureServerCredentials();
+  } else {
+    creds = grpc::experimental::LocalServerCredentials(LOCAL_TCP);
+  }
+  if (options.tcp_authenticator != nullptr) {
+    creds->SetAuthMetadataProcessor(std::make_shared<TcpAuthProcessor>(options.tcp_authenticator));
+  }
+  return creds;
+}
+
 }  // namespace
 
 bool IsLoopbackAddress(const std::string& host_port) {
@@ -31,6 +72,24 @@ bool IsLoopbackAddress(const std::string& host_port) {
   // An IPv6 host needs its brackets, else its last ':' reads as the port's.
   if (host.find(':') != std::string_view::npos && host.front() != '[') return false;
   return IsLoopbackHost(host);
+}
+
+v1::Listener DescribeTcpListener(const ApiServerOptions& options) {
+  v1::Listener listener;
+  listener.set_kind(v1::LISTENER_KIND_GRPC);
+  listener.set_address(options.listen);
+  listener.set_tls(!options.tls_cert.empty());
+  if (options.tcp_authenticator != nullptr) {
+    listener.set_token_users(static_cast<uint32_t>(options.tcp_authenticator->token_users()));
+    listener.set_client_certificates(options.tcp_authenticator->client_certificates());
+  }
+  if (options.insecure_tcp_admin) {
+    listener.set_unauthenticated(true);
+    listener.set_warning("insecure_tcp_admin = true: every caller of " + options.listen +
+                         " is an admin, without credentials: it sees and controls every "
+                         "user's sessions");
+  }
+  return listener;
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options,
@@ -51,23 +110,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   builder.SetResourceQuota(quota);
   int tcp_port = 0;
   if (!options.listen.empty()) {
-    std::shared_ptr<grpc::ServerCredentials> creds;
-    if (!options.tls_cert.empty()) {
-      auto cert = ReadFile(options.tls_cert, "tls_cert");
-      auto key = ReadFile(options.tls_key, "tls_key");
-      if (!cert.ok()) return cert.status();
-      if (!key.ok()) return key.status();
-      grpc::SslServerCredentialsOptions ssl;
-      ssl.pem_key_cert_pairs.push_back({key.value(), cert.value()});
-      creds = grpc::SslServerCredentials(ssl);
-    } else if (IsLoopbackAddress(options.listen)) {
-      creds = grpc::InsecureServerCredentials();
-    } else {
-      return Status::InvalidArgument(
-          "--listen " + options.listen +
-          " is not a loopback address: it needs --tls-cert and --tls-key");
-    }
-    builder.AddListeningPort(options.listen, creds, &tcp_port);
+    auto creds = TcpCredentials(options);
+    if (!creds.ok()) return creds.status();
+    builder.AddListeningPort(options.listen, creds.value(), &tcp_port);
   }
   std::unique_ptr<ApiServer> api(new ApiServer());
   api->server_ = builder.BuildAndStart();

@@ -1,9 +1,11 @@
 #include "api/caller_identity.h"
 
 #include <grp.h>
+#include <grpcpp/security/auth_context.h>
 #include <grpcpp/server_context.h>
 #include <unistd.h>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -12,8 +14,9 @@
 
 namespace optrace::daemon {
 
-CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string& admin_group)
-    : peers_(peers) {
+CallerIdentifier::CallerIdentifier(const PeerRegistry* peers, const std::string& admin_group,
+                                   TcpIdentity tcp)
+    : peers_(peers), tcp_(tcp) {
   if (!admin_group.empty()) {
     if (const group* g = ::getgrnam(admin_group.c_str()); g != nullptr) admin_gid_ = g->gr_gid;
     if (!admin_gid_) {
@@ -44,11 +47,22 @@ bool CallerIdentifier::InAdminGroup(uid_t uid, gid_t gid) const {
 }
 
 Caller CallerIdentifier::Identify(const grpc::ServerContextBase& context) const {
+  const Caller nobody{static_cast<uint32_t>(-1), false, admin_right_};
   const std::string peer = context.peer();
-  if (peer.rfind("fd:", 0) != 0) return Caller{::getuid(), true, admin_right_};  // TCP
-  const auto cred = peers_->Lookup(peer);
-  if (!cred) return Caller{static_cast<uint32_t>(-1), false, admin_right_};
-  return FromCredentials(*cred);
+  if (peer.rfind("fd:", 0) == 0) {
+    const auto cred = peers_->Lookup(peer);
+    return cred ? FromCredentials(*cred) : nobody;
+  }
+  // TCP.
+  if (tcp_.insecure_admin) return Caller{::getuid(), true, admin_right_};
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (tcp_.authenticator == nullptr || auth == nullptr) return nobody;
+  const Result<uint32_t> uid =
+      tcp_.authenticator->AuthenticateCall(context.client_metadata(), *auth);
+  if (!uid.ok()) return nobody;
+  const std::optional<UserAccount> account = LookUpUser(uid.value());
+  return FromCredentials(
+      PeerCredentials{0, uid.value(), account ? account->primary_gid : static_cast<gid_t>(-1)});
 }
 
 Caller CallerIdentifier::FromCredentials(const PeerCredentials& credentials) const {

@@ -44,6 +44,8 @@ grpc::Status ToGrpc(const Status& st) {
       return {StatusCode::RESOURCE_EXHAUSTED, st.message()};
     case Status::Code::kFailedPrecondition:
       return {StatusCode::FAILED_PRECONDITION, st.message()};
+    case Status::Code::kUnauthenticated:
+      return {StatusCode::UNAUTHENTICATED, st.message()};
     default:
       return {StatusCode::INTERNAL, st.message()};
   }
@@ -530,6 +532,7 @@ bool OpTraceService::FullStatus(v1::GetStatusResponse* response) const {
                       ctx_.accepts->accepts_paused_fd_limit.load(std::memory_order_relaxed)},
       .forward =
           ctx_.forwarder != nullptr ? std::optional(ctx_.forwarder->GetStatus()) : std::nullopt,
+      .listeners = ctx_.listeners,
   };
   FillStatusReport(state, response);
   return true;

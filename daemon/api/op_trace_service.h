@@ -41,6 +41,8 @@ struct ServiceContext {
   const ClickHouseForwarder* forwarder = nullptr;
   const AcceptCounters* accepts = nullptr;  // for GetStatus; REQUIRES: not null
   WindowLimits window;  // the daemon's rolling window (keep_last, keep_last_bytes)
+  // Its TCP and HTTP listeners, as configured at start (for GetStatus).
+  std::vector<v1::Listener> listeners;
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to

@@ -117,6 +117,7 @@ void FillStatusReport(const StatusSnapshot& state, v1::GetStatusResponse* out) {
     FillForward(*state.forward, out->mutable_forward());
     ReportFields<ForwarderStatus>(*state.forward, kForwardCounters, counters);
   }
+  for (const v1::Listener& listener : state.listeners) *out->add_listeners() = listener;
 }
 
 }  // namespace optrace::daemon

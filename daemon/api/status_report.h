@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "drain/daemon_counters.h"
 #include "drain/drain_loop.h"
@@ -44,11 +45,12 @@ struct StatusSnapshot {
   uint32_t tails = 0;  // live tails now
   ServingCounters serving;
   std::optional<ForwarderStatus> forward;  // nullopt when the daemon does not forward
+  std::vector<v1::Listener> listeners;     // its TCP and HTTP listeners
 };
 
 // Fills `out` (expected empty) from `state`: the scalar fields, the drops
 // of the live and of all sessions, the writer's and the forwarder's state,
-// and `counters`, which holds every row of kDaemonCounters, every
+// the listeners, and `counters`, which holds every row of kDaemonCounters, every
 // ServingCounters member, the store's counters and, when forwarding, the
 // forward_* counters, each under its name. Does not limit the report to a
 // caller (LimitStatusToCaller does). Thread rules: none of its own.

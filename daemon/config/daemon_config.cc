@@ -165,6 +165,41 @@ Status ReadStrings(const toml::node& node, const std::string& key, std::vector<s
   return Status::Ok();
 }
 
+// The rule of every TCP listener (docs/security.md): `listen` serves
+// only callers it can identify, unless insecure_tcp_admin says otherwise.
+Status ValidateTcpIdentity(const DaemonConfig& c) {
+  const std::pair<const char*, const std::string*> paths[] = {
+      {"listen_token_dir", &c.listen_token_dir},
+      {"tls_client_ca", &c.tls_client_ca},
+  };
+  for (const auto& [key, path] : paths) {
+    if (!path->empty() && (*path)[0] != '/') {
+      return Status::InvalidArgument(std::string(key) + " " + Quote(*path) +
+                                     " must be an absolute path");
+    }
+  }
+  const bool identifies = !c.listen_token_dir.empty() || !c.tls_client_ca.empty();
+  if (c.insecure_tcp_admin && identifies) {
+    return Status::InvalidArgument(
+        "insecure_tcp_admin = true makes every TCP caller an admin without credentials: it "
+        "cannot be combined with listen_token_dir or tls_client_ca; remove one or the other");
+  }
+  if (!c.tls_client_ca.empty() && c.tls_cert.empty()) {
+    return Status::InvalidArgument(
+        "tls_client_ca needs tls_cert and tls_key: client certificates are part of TLS");
+  }
+  if (!c.listen.empty() && !identifies && !c.insecure_tcp_admin) {
+    return Status::InvalidArgument(
+        "listen " + Quote(c.listen) +
+        ": optraced serves TCP only to callers it can identify: set listen_token_dir "
+        "(--listen-token-dir, a folder of per-user bearer token files), or tls_client_ca "
+        "(--tls-client-ca) with tls_cert and tls_key (client certificates naming users); or set "
+        "insecure_tcp_admin = true (--insecure-tcp-admin) to make every TCP caller an admin "
+        "without credentials, which optrace status then reports");
+  }
+  return Status::Ok();
+}
+
 Status ReadUids(const toml::node& node, const std::string& key, std::vector<uint32_t>* out) {
   const toml::array* uids = node.as_array();
   if (uids == nullptr) return Status::InvalidArgument(key + ": expected an array of uids");
@@ -264,6 +299,9 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadString, &C::listen>("listen", kRestart),
     Key<ReadString, &C::tls_cert>("tls_cert", kRestart),
     Key<ReadString, &C::tls_key>("tls_key", kRestart),
+    Key<ReadString, &C::listen_token_dir>("listen_token_dir", kRestart),
+    Key<ReadString, &C::tls_client_ca>("tls_client_ca", kRestart),
+    Key<ReadBool, &C::insecure_tcp_admin>("insecure_tcp_admin", kRestart),
     Key<ReadString, &C::db>("db", kRestart),
     Key<ReadString, &C::ns>("namespace", kRestart),
     Key<ReadLevel, &C::level>("level", kLive),
@@ -427,6 +465,7 @@ Status ValidateConfig(const DaemonConfig& c) {
   if (!c.listen.empty() && c.listen.rfind(':') == std::string::npos) {
     return Status::InvalidArgument("listen " + Quote(c.listen) + " must be HOST:PORT");
   }
+  if (Status st = ValidateTcpIdentity(c); !st.ok()) return st;
   if (c.node.size() > 255) {
     return Status::InvalidArgument("node " + Quote(c.node) + " is longer than 255 bytes");
   }

@@ -48,6 +48,14 @@ struct DaemonConfig {
   std::string listen;    // HOST:PORT for TCP, "" = none
   std::string tls_cert;  // PEM files for TCP beyond loopback
   std::string tls_key;
+  // Who TCP callers are (docs/security.md): a folder of per-user bearer
+  // token files, and the CA whose client certificates name users; one of
+  // them (or insecure_tcp_admin) is required with `listen`.
+  std::string listen_token_dir;
+  std::string tls_client_ca;
+  // Serve TCP without identifying callers, every one an admin (the
+  // behaviour before TCP callers were identified); optrace status warns.
+  bool insecure_tcp_admin = false;
   std::string db;                                 // SQLite file
   std::string ns = "optrace";                     // shm namespace
   abi::LevelValue level = abi::LevelValue::kOff;  // default live level
@@ -152,8 +160,8 @@ std::vector<std::string_view> ChangedConfigKeys(const DaemonConfig& running,
 std::optional<int64_t> ParseDurationNs(const std::string& text);
 
 // Checks cross-field rules once everything is applied (namespace
-// characters, TLS files in pairs, absolute paths, the forwarder's URL,
-// names and limits...).
+// characters, TLS files in pairs, a way to identify TCP callers with
+// `listen`, absolute paths, the forwarder's URL, names and limits...).
 Status ValidateConfig(const DaemonConfig& config);
 
 }  // namespace optrace::daemon

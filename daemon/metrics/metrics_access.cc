@@ -1,24 +1,8 @@
 #include "metrics/metrics_access.h"
 
-#include <sys/stat.h>
-
 #include <charconv>
-#include <fstream>
-
-#include "common/loopback_host.h"
-#include "http/constant_time.h"
 
 namespace optrace::daemon {
-namespace {
-
-std::string_view Trimmed(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const size_t last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
-
-}  // namespace
 
 Result<MetricsAddress> ParseMetricsAddress(std::string_view listen) {
   const std::string quoted = "metrics_listen '" + std::string(listen) + "'";
@@ -37,7 +21,6 @@ Result<MetricsAddress> ParseMetricsAddress(std::string_view listen) {
   }
   MetricsAddress address;
   address.port = port;
-  address.loopback = IsLoopbackHost(host);
   if (host.front() == '[') {
     if (host.size() < 3 || host.back() != ']') {
       return Status::InvalidArgument(quoted + ": an IPv6 host is written [ADDRESS]");
@@ -50,40 +33,28 @@ Result<MetricsAddress> ParseMetricsAddress(std::string_view listen) {
   return address;
 }
 
-Result<std::string> ReadBearerTokenFile(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    return Status::InvalidArgument("metrics_token_file " + path + " cannot be read");
-  }
-  if ((info.st_mode & S_IROTH) != 0) {
-    return Status::InvalidArgument("metrics_token_file " + path +
-                                   " is readable by every user: chmod o-r it (e.g. 0640)");
-  }
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) {
-    return Status::InvalidArgument("metrics_token_file " + path + " cannot be read");
-  }
-  const std::string_view token = Trimmed(line);
-  if (token.empty()) {
-    return Status::InvalidArgument("metrics_token_file " + path + " has an empty first line");
-  }
-  return std::string(token);
-}
-
 Status CheckMetricsAccessRule(const MetricsAddress& address, bool has_token, bool insecure) {
-  if (address.loopback || has_token || insecure) return Status::Ok();
+  if (has_token || insecure) return Status::Ok();
   return Status::InvalidArgument(
       "metrics_listen " + address.host + " port " + std::to_string(address.port) +
-      " is not a loopback address: it needs metrics_token_file (--metrics-token-file), or "
-      "metrics_insecure = true (--metrics-insecure) to serve every user's op names to anyone "
-      "who can reach it");
+      " would serve every user's op names to whoever connects (on a loopback address, every "
+      "local user): give it metrics_token_file (--metrics-token-file), the bearer token "
+      "Prometheus presents, or set metrics_insecure = true (--metrics-insecure) to serve "
+      "anyone who can reach it");
 }
 
-bool BearerTokenMatches(std::string_view authorization_untrusted, std::string_view token) {
-  constexpr std::string_view kScheme = "Bearer ";  // not a secret: compared as usual
-  return authorization_untrusted.starts_with(kScheme) &&
-         http::ConstantTimeEquals(authorization_untrusted.substr(kScheme.size()), token);
+v1::Listener DescribeMetricsListener(std::string_view listen, bool has_token, bool insecure) {
+  v1::Listener listener;
+  listener.set_kind(v1::LISTENER_KIND_METRICS);
+  listener.set_address(std::string(listen));
+  listener.set_token_users(has_token ? 1 : 0);
+  if (!has_token && insecure) {
+    listener.set_unauthenticated(true);
+    listener.set_warning(
+        "metrics_insecure = true: serves every user's op names to anyone who can reach " +
+        std::string(listen) + ", without a token");
+  }
+  return listener;
 }
 
 }  // namespace optrace::daemon

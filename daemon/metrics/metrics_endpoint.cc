@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "common/bearer_token.h"
 #include "metrics/metrics_access.h"
 #include "metrics/metrics_text.h"
 #include "metrics/process_metrics.h"
@@ -26,7 +27,7 @@ Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
   if (!address.ok()) return address.status();
   std::string token;
   if (!options.token_file.empty()) {
-    auto read = ReadBearerTokenFile(options.token_file);
+    auto read = ReadTokenFile(options.token_file, "metrics_token_file");
     if (!read.ok()) return read.status();
     token = std::move(read).value();
   }

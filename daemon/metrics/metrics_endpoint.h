@@ -22,7 +22,7 @@ using FullStatusSource = std::function<bool(v1::GetStatusResponse*)>;
 struct MetricsEndpointOptions {
   std::string listen;      // HOST:PORT (metrics_listen)
   std::string token_file;  // "" = no token
-  bool insecure = false;   // serve a non-loopback address without a token
+  bool insecure = false;   // serve without a token (metrics_insecure)
 };
 
 // Serves until destroyed. Answers: 200 with the metrics for GET /metrics;

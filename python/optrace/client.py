@@ -7,6 +7,7 @@ import os
 
 import grpc
 
+from optrace.credentials import BearerToken, read_token_file
 from optrace.errors import error_for
 from optrace.messages import Rows, to_python
 from optrace.paths import default_socket, fallback_socket_folder, socket_folder_problem
@@ -95,7 +96,12 @@ class Client:
     default path (optrace.paths.default_socket, the CLI's rule).
     `server`: "HOST:PORT" of a daemon started with --listen, instead of the
     socket: plaintext to a loopback host, TLS with `tls_ca` (a PEM file of
-    the CA that signed the daemon's certificate) to any other.
+    the CA that signed the daemon's certificate) to any other. Over TCP the
+    daemon serves only callers it can identify: `token_file` (default: the
+    OPTRACE_TOKEN_FILE environment variable) names the file of your bearer
+    token, sent with every call; `tls_cert` and `tls_key` (PEM files, with
+    `tls_ca`) a TLS client certificate and its key. A token file that other
+    users may read raises PermissionError naming it.
     `timeout`: seconds each call (each page of ops) may take.
     Nothing connects until the first call. Methods raise optrace.Error
     subclasses (InvalidArgumentError, NotFoundError, ...) with the daemon's
@@ -105,12 +111,18 @@ class Client:
     write to it. A Client may be shared by threads; close() (or `with`) frees it.
     """
 
-    def __init__(self, socket=None, server=None, tls_ca=None, timeout=15.0):
+    def __init__(self, socket=None, server=None, tls_ca=None, timeout=15.0, *, token_file=None,
+                 tls_cert=None, tls_key=None):
         options = [("grpc.max_receive_message_length", 64 << 20)]
+        token = None
         if server is None:
             if tls_ca is not None:
                 raise ValueError("tls_ca needs server='HOST:PORT': the Unix socket is not "
                                  "encrypted")
+            if token_file is not None or tls_cert is not None:
+                raise ValueError(f"{'token_file' if token_file is not None else 'tls_cert'} "
+                                 "needs server='HOST:PORT': on the Unix socket the daemon knows "
+                                 "you by your uid")
             self.address = os.fspath(socket) if socket is not None else default_socket()
             folder = os.path.dirname(self.address)
             if folder == fallback_socket_folder():
@@ -123,16 +135,38 @@ class Client:
             if not sep or not host or not port.isdigit():
                 raise ValueError(f"server {server!r} is not 'HOST:PORT' (e.g. 'localhost:7070')")
             self.address = server
+            if (tls_cert is None) != (tls_key is None):
+                raise ValueError("tls_cert and tls_key go together: a client certificate and "
+                                 "its key")
+            if tls_cert is not None and tls_ca is None:
+                raise ValueError("tls_cert needs tls_ca: a client certificate is part of TLS, "
+                                 "which needs the CA of the daemon's certificate")
+            if token_file is None and os.environ.get("OPTRACE_TOKEN_FILE"):
+                token = read_token_file(os.environ["OPTRACE_TOKEN_FILE"], "OPTRACE_TOKEN_FILE")
+            elif token_file is not None:
+                token = read_token_file(os.fspath(token_file), "token_file")
             if tls_ca is not None:
                 with open(tls_ca, "rb") as f:
-                    credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
+                    root = f.read()
+                chain = key = None
+                if tls_cert is not None:
+                    with open(tls_cert, "rb") as f:
+                        chain = f.read()
+                    with open(tls_key, "rb") as f:
+                        key = f.read()
+                credentials = grpc.ssl_channel_credentials(root_certificates=root,
+                                                           private_key=key,
+                                                           certificate_chain=chain)
                 self._channel = grpc.secure_channel(server, credentials, options=options)
             elif _is_loopback(host):
                 self._channel = grpc.insecure_channel(server, options=options)
             else:
                 raise ValueError(f"server {server!r} is not a loopback address: give tls_ca to "
                                  "talk to it over TLS (plaintext is only for localhost)")
-        self._stub = pb_grpc.OpTraceStub(self._channel)
+        channel = self._channel
+        if token is not None:
+            channel = grpc.intercept_channel(channel, BearerToken(token))
+        self._stub = pb_grpc.OpTraceStub(channel)
         self._timeout = timeout
 
     # ---- plumbing ---------------------------------------------------------

@@ -18,7 +18,7 @@ for round in $(seq "$rounds"); do
   echo "round $round, off: $("$bench" "$build" "$seconds" "$rate" | tail -1)"
   (while true; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics" || true; sleep 1; done) &
   scraper=$!
-  echo "round $round, on:  $(DAEMON_ARGS="--metrics-listen 127.0.0.1:$port" \
+  echo "round $round, on:  $(DAEMON_ARGS="--metrics-listen 127.0.0.1:$port --metrics-insecure" \
     "$bench" "$build" "$seconds" "$rate" | tail -1)"
   kill "$scraper"
   wait "$scraper" 2>/dev/null || true

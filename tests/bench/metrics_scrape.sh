@@ -13,7 +13,7 @@ T=$(mktemp -d /tmp/optrace-metrics-bench.XXXXXX)
 export OPTRACE_NAMESPACE="mbench$$"
 port=$((20000 + $$ % 20000))
 "$build/daemon/optraced" --db "$T/db" --socket "$T/run/s.sock" \
-  --metrics-listen "127.0.0.1:$port" >"$T/log" 2>&1 &
+  --metrics-listen "127.0.0.1:$port" --metrics-insecure >"$T/log" 2>&1 &
 daemon=$!
 trap 'kill $daemon 2>/dev/null; wait $daemon 2>/dev/null; rm -rf "$T" /dev/shm/$OPTRACE_NAMESPACE.*' EXIT
 until grep -q " ready:" "$T/log"; do

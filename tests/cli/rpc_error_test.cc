@@ -48,6 +48,14 @@ TEST(ErrorFromRpcTest, UnavailableFromClickHouse_DaemonMessageExit1) {
             "fleet query failed: ClickHouse at http://ch1:8123: Couldn't connect to server");
 }
 
+TEST(ErrorFromRpcTest, Unauthenticated_DaemonMessageExit1) {
+  const CliError e = ErrorFromRpc(
+      grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "this call carries none"), "127.0.0.1:7070");
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message,
+            "the daemon at 127.0.0.1:7070 does not know who you are: this call carries none");
+}
+
 TEST(ErrorFromRpcTest, FailedPrecondition_DaemonMessageExit1) {
   const CliError e = ErrorFromRpc(
       grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "fleet queries need ClickHouse"),

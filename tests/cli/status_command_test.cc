@@ -44,5 +44,32 @@ TEST(StatusRenderTest, AllSessionsDropsAbsent_SaidToBeUnknownNotNone) {
       << text;
 }
 
+TEST(StatusRenderTest, Listeners_HowEachIdentifiesCallersOrItsWarning) {
+  v1::GetStatusResponse status;
+  v1::Listener* grpc = status.add_listeners();
+  grpc->set_kind(v1::LISTENER_KIND_GRPC);
+  grpc->set_address("node7:7070");
+  grpc->set_tls(true);
+  grpc->set_token_users(3);
+  grpc->set_client_certificates(true);
+  v1::Listener* metrics = status.add_listeners();
+  metrics->set_kind(v1::LISTENER_KIND_METRICS);
+  metrics->set_address("127.0.0.1:9464");
+  metrics->set_unauthenticated(true);
+  metrics->set_warning("metrics_insecure = true: serves every user's op names");
+  const std::string text = RenderStatus(status, "/run/optrace/optraced.sock", Palette(false));
+  EXPECT_NE(text.find("listeners  grpc node7:7070, TLS: callers identified by bearer tokens of 3 "
+                      "users or client certificates\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("           metrics 127.0.0.1:9464, plaintext: warning: metrics_insecure = "
+                      "true: serves every user's op names\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(RenderStatus(v1::GetStatusResponse(), "s", Palette(false)).find("listeners"),
+            std::string::npos)
+      << "no line without listeners";
+}
+
 }  // namespace
 }  // namespace optrace::cli

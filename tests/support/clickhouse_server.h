@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "free_port.h"
 #include "subprocess.h"
 
 namespace optrace::testing {
@@ -17,9 +18,6 @@ namespace optrace::testing {
 // The clickhouse-server binary, or nullopt with the reason in `why` when
 // it is not installed.
 std::optional<std::string> FindClickHouseServer(std::string* why);
-
-// A TCP port on 127.0.0.1 that nothing listens on now.
-int FreeLoopbackPort();
 
 // The ports of one server.
 struct ClickHousePorts {

@@ -20,7 +20,9 @@ class UiHandlerTest : public ::testing::Test {
   void SetUp() override {
     CliError error;
     // Never connected: these tests reach no API route that calls the daemon.
-    connection_ = Connection::Open({"/nonexistent/optraced.sock", "", ""}, &error);
+    ConnectionOptions options;
+    options.socket = "/nonexistent/optraced.sock";
+    connection_ = Connection::Open(options, &error);
     ASSERT_NE(connection_, nullptr) << error.message;
     handler_ = std::make_unique<UiHandler>(UiAccess(kToken, "optrace_ui_t"), *connection_);
   }

@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "api/api_server.h"
+
 namespace optrace::daemon {
 namespace {
 
@@ -112,6 +114,31 @@ TEST(StatusReportTest, Forwarding_ForwardStatusAndCountersReported) {
   EXPECT_EQ(CounterIn(report, "forward_spans_lost_to_retention"), 33u);
   EXPECT_EQ(CounterIn(report, "forward_errors"), 34u);
   EXPECT_EQ(CounterIn(report, "forward_backlog_spans"), 35u);
+}
+
+TEST(StatusReportTest, Listeners_ReportedAsDescribed) {
+  DaemonCounters counters;
+  StatusSnapshot state;
+  state.counters = &counters;
+  ApiServerOptions tcp;
+  tcp.listen = "127.0.0.1:7070";
+  tcp.insecure_tcp_admin = true;
+  state.listeners = {DescribeTcpListener(tcp)};
+  v1::GetStatusResponse report;
+  FillStatusReport(state, &report);
+  ASSERT_EQ(report.listeners_size(), 1);
+  EXPECT_EQ(report.listeners(0).kind(), v1::LISTENER_KIND_GRPC);
+  EXPECT_EQ(report.listeners(0).address(), "127.0.0.1:7070");
+  EXPECT_FALSE(report.listeners(0).tls());
+  EXPECT_TRUE(report.listeners(0).unauthenticated());
+  EXPECT_NE(report.listeners(0).warning().find("every caller of 127.0.0.1:7070 is an admin"),
+            std::string::npos)
+      << report.listeners(0).warning();
+  StatusSnapshot without;
+  without.counters = &counters;
+  v1::GetStatusResponse none;
+  FillStatusReport(without, &none);
+  EXPECT_EQ(none.listeners_size(), 0) << "none without --listen or --metrics-listen";
 }
 
 TEST(StatusReportTest, Drops_DaemonShedIsAFloorAndStoredSessionsAdded) {

@@ -40,6 +40,7 @@ allowed_uids = [1000, 1001]
 socket_group = "trace-users"
 admin_group = "tracers"
 listen = "127.0.0.1:7070"
+listen_token_dir = "/etc/optrace/tokens"
 [[level_rule]]
 label = "bench-.*"
 level = "trace"
@@ -300,6 +301,9 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"listing_max_files", "64"},
     {"tls_cert", R"("/etc/optrace/cert.pem")"},
     {"tls_key", R"("/etc/optrace/key.pem")"},
+    {"listen_token_dir", R"("/etc/optrace/tokens")"},
+    {"tls_client_ca", R"("/etc/optrace/clients-ca.pem")"},
+    {"insecure_tcp_admin", "true"},
     {"db", R"("/tmp/other/ops.db")"},
     {"namespace", R"("prod")"},
     {"level", R"("debug")"},
@@ -389,6 +393,37 @@ TEST(DaemonConfigTest, MetricsKeys_BadValues_ErrorsNameKey) {
   c = DefaultConfig();
   EXPECT_TRUE(ValidateConfig(c).ok()) << "the metrics are off by default and valid";
   EXPECT_TRUE(c.metrics_listen.empty());
+}
+
+// The rule of every TCP listener: `listen` needs a way to identify its
+// callers, or the explicit insecure_tcp_admin, and never both.
+TEST(DaemonConfigTest, Listen_WithoutWayToIdentifyCallers_RefusedNamingTheChoices) {
+  DaemonConfig c = DefaultConfig();
+  c.listen = "127.0.0.1:7070";
+  const Status refused = ValidateConfig(c);
+  ASSERT_FALSE(refused.ok());
+  for (const char* named :
+       {"127.0.0.1:7070", "listen_token_dir", "tls_client_ca", "insecure_tcp_admin = true"}) {
+    EXPECT_NE(refused.message().find(named), std::string::npos) << refused.message();
+  }
+  DaemonConfig tokens = c;
+  tokens.listen_token_dir = "/etc/optrace/tokens";
+  EXPECT_TRUE(ValidateConfig(tokens).ok());
+  DaemonConfig certificates = c;
+  certificates.tls_client_ca = "/etc/optrace/clients-ca.pem";
+  EXPECT_NE(ValidateConfig(certificates).message().find("tls_client_ca needs tls_cert"),
+            std::string::npos);
+  certificates.tls_cert = "/etc/optrace/cert.pem";
+  certificates.tls_key = "/etc/optrace/key.pem";
+  EXPECT_TRUE(ValidateConfig(certificates).ok());
+  DaemonConfig insecure = c;
+  insecure.insecure_tcp_admin = true;
+  EXPECT_TRUE(ValidateConfig(insecure).ok());
+  insecure.listen_token_dir = "/etc/optrace/tokens";
+  EXPECT_NE(ValidateConfig(insecure).message().find("cannot be combined"), std::string::npos);
+  tokens.listen_token_dir = "tokens";
+  EXPECT_NE(ValidateConfig(tokens).message().find("listen_token_dir 'tokens' must be an absolute"),
+            std::string::npos);
 }
 
 // SIGHUP re-applies the level policy only (main.cc): every other key is

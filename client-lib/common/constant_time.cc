@@ -1,6 +1,6 @@
-#include "http/constant_time.h"
+#include "common/constant_time.h"
 
-namespace optrace::http {
+namespace optrace {
 
 bool ConstantTimeEquals(std::string_view untrusted, std::string_view secret) {
   if (untrusted.size() != secret.size()) return false;
@@ -14,4 +14,4 @@ bool ConstantTimeEquals(std::string_view untrusted, std::string_view secret) {
   return differ == 0;
 }
 
-}  // namespace optrace::http
+}  // namespace optrace

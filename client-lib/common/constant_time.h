@@ -1,11 +1,11 @@
 // Comparing secrets (tokens, cookies) without telling an attacker, by the
 // time an answer takes, how much of a guess was right.
-#ifndef OPTRACE_HTTP_CONSTANT_TIME_H_
-#define OPTRACE_HTTP_CONSTANT_TIME_H_
+#ifndef OPTRACE_COMMON_CONSTANT_TIME_H_
+#define OPTRACE_COMMON_CONSTANT_TIME_H_
 
 #include <string_view>
 
-namespace optrace::http {
+namespace optrace {
 
 // Whether `untrusted` equals `secret`, in a time that depends on their
 // lengths only, never on where they differ. Texts of different lengths
@@ -13,6 +13,6 @@ namespace optrace::http {
 // have a fixed length).
 bool ConstantTimeEquals(std::string_view untrusted, std::string_view secret);
 
-}  // namespace optrace::http
+}  // namespace optrace
 
-#endif  // OPTRACE_HTTP_CONSTANT_TIME_H_
+#endif  // OPTRACE_COMMON_CONSTANT_TIME_H_

@@ -1,10 +1,10 @@
-#include "http/constant_time.h"
+#include "common/constant_time.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace optrace::http {
+namespace optrace {
 namespace {
 
 TEST(ConstantTimeTest, Equal_True) {
@@ -29,4 +29,4 @@ TEST(ConstantTimeTest, Malicious_PrefixOrLonger_False) {
 }
 
 }  // namespace
-}  // namespace optrace::http
+}  // namespace optrace
