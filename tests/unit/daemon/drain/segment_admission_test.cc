@@ -15,6 +15,7 @@
 #include "common/segment_name.h"
 #include "held_producer.h"
 #include "segment_reading.h"
+#include "store_test_data.h"
 #include "temp_folder.h"
 
 namespace optrace::daemon {
@@ -150,6 +151,38 @@ TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfAnEndedStoredSession_RemovedAndN
   EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value());
   EXPECT_FALSE(ShmFileExists(producer.segment_name())) << "removed";
   EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not a validation failure";
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_StoredSessionUnreadable_NoSecondSessionRetriedUntilRead) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  StoreBatch batch;
+  SessionRecord ended;
+  ended.id = 9;
+  ended.segment_name = producer.segment_name();
+  ended.state = SessionState::kExited;
+  batch.sessions.push_back(ended);
+  StoreAndFlush(std::move(batch));
+  // The stored row no longer reads (a pid out of range): SessionBySegment
+  // fails, which is not "not stored".
+  ASSERT_EQ(testing::QueryColumn(path_, "UPDATE sessions SET pid = -1 WHERE id = 9"),
+            std::vector<std::string>{});
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value())
+      << "a second session for a segment whose session is stored";
+  EXPECT_TRUE(ShmFileExists(producer.segment_name())) << "kept until its session reads";
+  EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not a validation failure";
+  const auto never_adopted = [](SegmentAdmission::Admitted admitted) {
+    ADD_FAILURE() << "adopted as session " << admitted.session->record().id;
+  };
+  admission.RetryNotReady(never_adopted);
+  EXPECT_TRUE(ShmFileExists(producer.segment_name())) << "still unreadable: still kept";
+
+  ASSERT_EQ(testing::QueryColumn(path_, "UPDATE sessions SET pid = 1 WHERE id = 9"),
+            std::vector<std::string>{});
+  admission.RetryNotReady(never_adopted);
+  EXPECT_FALSE(ShmFileExists(producer.segment_name())) << "read at the retry: stored, removed";
 }
 
 TEST_F(SegmentAdmissionTest, TryAttach_InvalidSegment_RejectedOnceAndCounted) {
