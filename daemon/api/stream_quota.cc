@@ -9,7 +9,8 @@ StreamQuota::Lease::Lease(Lease&& other) noexcept
     : quota_(std::exchange(other.quota_, nullptr)),
       uid_(other.uid_),
       reserved_(std::exchange(other.reserved_, 0)),
-      threaded_(std::exchange(other.threaded_, false)) {}
+      threaded_(std::exchange(other.threaded_, false)),
+      waiting_(std::exchange(other.waiting_, false)) {}
 
 StreamQuota::Lease& StreamQuota::Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
@@ -18,6 +19,7 @@ StreamQuota::Lease& StreamQuota::Lease::operator=(Lease&& other) noexcept {
     uid_ = other.uid_;
     reserved_ = std::exchange(other.reserved_, 0);
     threaded_ = std::exchange(other.threaded_, false);
+    waiting_ = std::exchange(other.waiting_, false);
   }
   return *this;
 }
@@ -29,17 +31,23 @@ void StreamQuota::Lease::Reset() {
   std::lock_guard<std::mutex> lock(quota_->mu_);
   auto it = quota_->by_uid_.find(uid_);
   it->second.bytes -= reserved_;
+  if (waiting_) --it->second.waiting;
   if (--it->second.streams == 0) quota_->by_uid_.erase(it);
   if (threaded_) --quota_->threaded_;
   quota_ = nullptr;
   reserved_ = 0;
   threaded_ = false;
+  waiting_ = false;
 }
 
 bool StreamQuota::Lease::ReserveBytes(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(quota_->mu_);
   Usage& u = quota_->by_uid_[uid_];
-  if (u.bytes > 0 && u.bytes + bytes > quota_->limits_.max_bytes_in_flight_per_uid) return false;
+  if (u.bytes > 0 && u.bytes + bytes > quota_->limits_.max_bytes_in_flight_per_uid) {
+    if (!std::exchange(waiting_, true)) ++u.waiting;
+    return false;
+  }
+  if (std::exchange(waiting_, false)) --u.waiting;
   u.bytes += bytes;
   reserved_ += bytes;
   return true;
@@ -78,12 +86,12 @@ grpc::Status StreamQuota::OpenLocked(uint32_t uid, std::string_view what, bool t
                 std::to_string(open) + " streams open, the cap max_streams_per_uid is " +
                 std::to_string(limits_.max_streams_per_uid) + " (optraced.toml)"};
   }
-  if (u.bytes >= limits_.max_bytes_in_flight_per_uid) {
+  if (u.waiting > 0) {
     return {grpc::StatusCode::RESOURCE_EXHAUSTED,
             std::string(what) + " refused: uid " + std::to_string(uid) + " has " +
+                std::to_string(u.waiting) + " streams waiting for its clients to read the " +
                 std::to_string(u.bytes) +
-                " bytes in flight that its clients have not read, the cap "
-                "max_bytes_in_flight_per_uid is " +
+                " bytes its streams hold, the cap max_bytes_in_flight_per_uid is " +
                 std::to_string(limits_.max_bytes_in_flight_per_uid) + " (optraced.toml)"};
   }
   ++u.streams;

@@ -1,6 +1,7 @@
 // Per-uid caps on what serving streams hold: how many streams a uid has
-// open at once, and how many bytes its streams have handed to gRPC that
-// the clients have not taken yet. Whoever passes a cap is refused alone.
+// open at once, and how many bytes its streams hold for their clients
+// (handed to gRPC and not yet taken, or reserved for a message being
+// built). Whoever passes a cap is refused alone.
 #ifndef OPTRACE_DAEMON_API_STREAM_QUOTA_H_
 #define OPTRACE_DAEMON_API_STREAM_QUOTA_H_
 
@@ -38,8 +39,10 @@ class StreamQuota {
 
     // Counts `bytes` more in flight for the uid. False (nothing counted)
     // when that would pass the cap while some of the uid's bytes are
-    // already in flight: a message is never refused outright, only held
-    // until the uid's clients read.
+    // already in flight: a uid that holds nothing is never refused. A
+    // refused lease counts as waiting for room until a ReserveBytes
+    // succeeds or it is released: while any of a uid's streams waits, the
+    // uid opens no new stream.
     bool ReserveBytes(uint64_t bytes);
     // The client took `bytes` that ReserveBytes counted.
     void ReleaseBytes(uint64_t bytes);
@@ -51,6 +54,7 @@ class StreamQuota {
     uint32_t uid_ = 0;
     uint64_t reserved_ = 0;  // what this lease holds, released with it
     bool threaded_ = false;  // holds one of max_threaded_streams
+    bool waiting_ = false;   // its last ReserveBytes was refused
   };
 
   // Opens a stream (`what`, e.g. "Tail") for `uid` into `*lease`, or
@@ -70,6 +74,7 @@ class StreamQuota {
   struct Usage {
     uint32_t streams = 0;
     uint64_t bytes = 0;
+    uint32_t waiting = 0;  // leases whose last ReserveBytes was refused
   };
   grpc::Status OpenLocked(uint32_t uid, std::string_view what, bool threaded, Lease* lease);
 
