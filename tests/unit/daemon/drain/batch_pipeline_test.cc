@@ -39,6 +39,14 @@ class BatchPipelineTest : public ::testing::Test {
     sessions_[id] = std::move(session);
   }
 
+  // AddDrained, then the producer is killed and its session finished.
+  void AddKilled(SessionId id) {
+    AddDrained(id);
+    producers_.back()->Kill();
+    sessions_[id]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
+                          ClockNowNs(CLOCK_MONOTONIC));
+  }
+
   std::optional<SessionRecord> Stored(SessionId id) {
     auto reader = SpanReader::Open(path_);
     EXPECT_TRUE(reader.ok()) << reader.status().message();
@@ -100,10 +108,7 @@ TEST_F(BatchPipelineTest, ApplyCommits_FinishedSession_ReturnedOnceItsEndIsStore
   OpenStore(64);
   BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
   pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
-  AddDrained(7);
-  producers_.back()->Kill();
-  sessions_[7]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
-                       ClockNowNs(CLOCK_MONOTONIC));
+  AddKilled(7);
   pipeline.CutSoon();
   EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));
   ASSERT_TRUE(store_->Flush(10'000));
@@ -158,10 +163,7 @@ TEST_F(BatchPipelineTest,
             std::vector<std::string>{});
   BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
   pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
-  AddDrained(7);
-  producers_.back()->Kill();
-  sessions_[7]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
-                       ClockNowNs(CLOCK_MONOTONIC));
+  AddKilled(7);
   pipeline.CutSoon();
   EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));  // batch 1
   ASSERT_TRUE(store_->Flush(10'000));

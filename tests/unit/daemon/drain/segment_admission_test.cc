@@ -80,6 +80,16 @@ class SegmentAdmissionTest : public ::testing::Test {
     ASSERT_TRUE(store_->Flush(10'000));
   }
 
+  // Stores session `id` of segment `segment_name` as ended.
+  void StoreEnded(SessionId id, const std::string& segment_name) {
+    StoreBatch batch;
+    SessionRecord& ended = batch.sessions.emplace_back();
+    ended.id = id;
+    ended.segment_name = segment_name;
+    ended.state = SessionState::kExited;
+    StoreAndFlush(std::move(batch));
+  }
+
   std::optional<SessionRecord> Stored(SessionId id) {
     auto record = reader_->GetSession(id);
     EXPECT_TRUE(record.ok()) << record.status().message();
@@ -138,13 +148,7 @@ TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfARunningStoredSession_ContinuesI
 TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfAnEndedStoredSession_RemovedAndNeverRetried) {
   HeldProducer producer(1, 1, &dictionary_);
   ASSERT_TRUE(producer.ok());
-  StoreBatch batch;
-  SessionRecord ended;
-  ended.id = 9;
-  ended.segment_name = producer.segment_name();
-  ended.state = SessionState::kExited;
-  batch.sessions.push_back(ended);
-  StoreAndFlush(std::move(batch));
+  StoreEnded(9, producer.segment_name());
   SegmentAdmission admission = MakeAdmission();
   admission.Resume(ResumeState{});
   ASSERT_TRUE(ShmFileExists(producer.segment_name()));
@@ -156,13 +160,7 @@ TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfAnEndedStoredSession_RemovedAndN
 TEST_F(SegmentAdmissionTest, TryAttach_StoredSessionUnreadable_NoSecondSessionRetriedUntilRead) {
   HeldProducer producer(1, 1, &dictionary_);
   ASSERT_TRUE(producer.ok());
-  StoreBatch batch;
-  SessionRecord ended;
-  ended.id = 9;
-  ended.segment_name = producer.segment_name();
-  ended.state = SessionState::kExited;
-  batch.sessions.push_back(ended);
-  StoreAndFlush(std::move(batch));
+  StoreEnded(9, producer.segment_name());
   // The stored row no longer reads (a pid out of range): SessionBySegment
   // fails, which is not "not stored".
   ASSERT_EQ(testing::QueryColumn(path_, "UPDATE sessions SET pid = -1 WHERE id = 9"),
