@@ -50,7 +50,11 @@ std::string SourceText(const v1::GetStatsResponse& stats) {
       return text;
     }
     case v1::STATS_SOURCE_SPANS:
-      return "; over the stored spans; exact percentiles";
+      if (stats.percentiles_exact()) return "; over the stored spans; exact percentiles";
+      // More OK spans than the daemon keeps exact (max_query_durations_bytes).
+      return fmt::format(
+          "; over the stored spans; percentiles ±{:.1f}% (sketched: too many to keep)",
+          100 * stats.percentile_relative_error());
     default:
       return "";
   }

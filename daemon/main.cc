@@ -326,14 +326,20 @@ int Run(const Flags& flags) {
   AcceptCounters accepts;
   CallerIdentifier callers(&peers, config.admin_group,
                            TcpIdentity{api_options.tcp_authenticator, config.insecure_tcp_admin});
-  StreamQuota streams(StreamLimits{static_cast<uint32_t>(config.max_streams_per_uid),
-                                   config.max_bytes_in_flight_per_uid,
-                                   static_cast<uint32_t>(config.max_threaded_streams)});
-  OpTraceService service(
-      ServiceContext{&loop, &tails, &streams, store.value().get(), &callers, config.db, config.ns,
-                     OPTRACE_VERSION, config.level_rules, std::chrono::steady_clock::now(),
-                     fleet ? &*fleet : nullptr, forwarder.get(), &accepts,
-                     WindowLimits{config.keep_last_ns, config.keep_last_bytes}, listeners});
+  StreamQuota streams(StreamLimits{
+      static_cast<uint32_t>(config.max_streams_per_uid), config.max_bytes_in_flight_per_uid,
+      static_cast<uint32_t>(config.max_threaded_streams),
+      static_cast<uint32_t>(
+          std::min(config.max_threaded_streams_per_uid, config.max_threaded_streams))});
+  OpTraceService service(ServiceContext{
+      &loop, &tails, &streams, store.value().get(), &callers, config.db, config.ns, OPTRACE_VERSION,
+      config.level_rules, std::chrono::steady_clock::now(), fleet ? &*fleet : nullptr,
+      forwarder.get(), &accepts, WindowLimits{config.keep_last_ns, config.keep_last_bytes},
+      listeners,
+      QueryLimits{.max_groups = config.max_query_groups,
+                  .max_exact_durations = config.max_query_durations_bytes / sizeof(uint64_t),
+                  .second_thread = {}},
+      config.max_open_ops_returned});
   auto server = ApiServer::Start(api_options, &service, &peers, &accepts);
   if (!server.ok()) {
     LogError("{}", server.status().message());

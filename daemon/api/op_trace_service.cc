@@ -298,7 +298,7 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
         response->mutable_session()->set_live_level(LevelToProto(p.live));
       }
     }
-    const auto open = ctx_.drain->OpenOps(record.id);
+    const auto open = ctx_.drain->OpenOps(record.id, ctx_.max_open_ops_returned);
     if (!open) return DrainBusy();
     if (*open) {
       const auto now = static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME));
@@ -308,11 +308,13 @@ grpc::Status OpTraceService::GetSession(grpc::ServerContext* ctx,
       return grpc::Status::OK;
     }
   }
-  // Ended: the ops it left open are its incomplete spans.
+  // Ended: the ops it left open are its incomplete spans (the first ones,
+  // by start).
   v1::QueryOpsRequest query;
   query.set_session_id(record.id);
   query.mutable_filter()->set_status(v1::SPAN_STATUS_INCOMPLETE);
-  query.set_limit(kMaxQueryLimit);
+  query.set_limit(static_cast<uint32_t>(
+      std::min<size_t>(kMaxQueryLimit, std::max<size_t>(1, ctx_.max_open_ops_returned))));
   auto page = daemon::QueryOps(*reader.value(), query);
   if (!page.ok()) return ToGrpc(page.status());
   for (const v1::Span& s : page.value().spans) {
@@ -432,7 +434,16 @@ grpc::Status OpTraceService::GetStats(grpc::ServerContext* ctx, const v1::GetSta
     return ToGrpc(ctx_.fleet->GetStats(*request, response));
   }
   if (Status st = CheckNoFleetFields(*request); !st.ok()) return ToGrpc(st);
-  return SessionQuery(ctx, *request, response, &daemon::GetStats);
+  SessionRecord record;
+  if (grpc::Status st = LoadSession(request->session_id(), caller, &record); !st.ok()) return st;
+  auto reader = ThreadReader(ctx_.db_path);
+  if (!reader.ok()) return ToGrpc(reader.status());
+  // A pass over a large session reads on a second thread only when the
+  // caller's share of threads allows one; held until the answer is built.
+  StreamQuota::Lease helper;
+  QueryLimits limits = ctx_.query_limits;
+  limits.second_thread = [&] { return ctx_.streams->TryTakeThread(caller.uid, &helper); };
+  return ToGrpc(daemon::GetStats(*reader.value(), *request, limits, response));
 }
 
 grpc::Status OpTraceService::GetTree(grpc::ServerContext* ctx, const v1::GetTreeRequest* request,
@@ -471,7 +482,7 @@ grpc::Status OpTraceService::CompareSessions(grpc::ServerContext* ctx,
   if (grpc::Status st = LoadSession(request->session_b(), caller, &b); !st.ok()) return st;
   auto reader = ThreadReader(ctx_.db_path);
   if (!reader.ok()) return ToGrpc(reader.status());
-  return ToGrpc(daemon::CompareSessions(*reader.value(), *request, response));
+  return ToGrpc(daemon::CompareSessions(*reader.value(), *request, ctx_.query_limits, response));
 }
 
 grpc::ServerWriteReactor<v1::ExportChunk>* OpTraceService::Export(

@@ -18,6 +18,7 @@
 #include "forward/clickhouse_forwarder.h"
 #include "live/tail_hub.h"
 #include "optrace/v1/optrace.grpc.pb.h"
+#include "query/span_queries.h"
 #include "storage/span_store.h"
 
 namespace optrace::daemon {
@@ -43,13 +44,20 @@ struct ServiceContext {
   WindowLimits window;  // the daemon's rolling window (keep_last, keep_last_bytes)
   // Its TCP and HTTP listeners, as configured at start (for GetStatus).
   std::vector<v1::Listener> listeners;
+  // What one GetStats or CompareSessions may hold (max_query_groups,
+  // max_query_durations_bytes); `second_thread` is set per call from the
+  // caller's share of threads (StreamQuota::TryTakeThread).
+  QueryLimits query_limits;
+  size_t max_open_ops_returned = 1000;  // open ops one GetSession returns
 };
 
 // Thread rules: gRPC calls handlers concurrently; every handler is safe to
 // run in parallel with the others. The streaming calls are served by the
 // callback API, so that no stream holds one of gRPC's handler threads:
 // Tail as a reactor per stream, QueryOps and Export on a thread of their
-// own once admitted (BlockingStream, at most max_threaded_streams). The
+// own once admitted (BlockingStream, at most max_threaded_streams, and
+// max_threaded_streams_per_uid of one uid; a GetStats pass over a large
+// session takes its second thread from the same shares or reads on one). The
 // unary calls run on gRPC's thread pool. Tail is served raw: it parses its
 // TailRequest itself and sends TailResponse bytes written by
 // TailMessageEncoder, without protobuf objects per item.

@@ -54,8 +54,9 @@ void ReportFields(const Source& source, std::span<const FieldCounter<Source>> ro
   for (const auto& row : rows) (*out)[std::string(row.name)] = source.*row.field;
 }
 
-// The `drops` message of `record`'s loss counters; a shed event is counted
-// in the daemon (events_shed) before any session knows of it, so the
+// The `drops` message of `record`'s loss counters; a shed event (or one of
+// a batch the database refused) is counted in the daemon (events_shed,
+// events_refused) before any session's record knows of it, so the
 // daemon's count is a floor for dropped_shed.
 v1::Drops DropsOf(SessionRecord record, uint64_t events_shed) {
   record.dropped_shed = std::max(record.dropped_shed, events_shed);
@@ -81,7 +82,7 @@ void FillForward(const ForwarderStatus& f, v1::ForwardStatus* out) {
 
 void FillStatusReport(const StatusSnapshot& state, v1::GetStatusResponse* out) {
   const DaemonCounters& c = *state.counters;
-  const uint64_t events_shed = c.events_shed.load();
+  const uint64_t events_shed = c.events_shed.load() + c.events_refused.load();
   out->set_version(state.version);
   out->set_uptime_ns(static_cast<uint64_t>(state.uptime.count()));
   out->set_namespace_(state.ns);

@@ -2,6 +2,7 @@
 
 #include <grpc/slice.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -39,27 +40,35 @@ TailReactor::TailReactor(TailHub* hub, std::shared_ptr<TailSubscription> subscri
 
 void TailReactor::Pump() {
   if (cancelled_.load(std::memory_order_acquire)) return Finish(grpc::Status::OK);
-  if (!built_) {
-    const uint64_t skipped_before = subscription_->skipped();
-    const bool any = subscription_->Next(batch_, encoder_);
-    hub_->CountSkipped(subscription_->skipped() - skipped_before);
-    if (!any) {
-      if (!hub_->parking().Park(this, subscription_->cursor(), false, cancelled_))
-        Finish(grpc::Status::OK);
-      return;
-    }
-    built_ = true;
-    EncodedTailMessage message = encoder_.TakeMessage();
-    message_bytes_ = message.size();
-    message_ = ToByteBuffer(std::move(message));
+  if (!subscription_->RecordsPending()) {
+    if (!hub_->parking().Park(this, subscription_->cursor(), false, cancelled_))
+      Finish(grpc::Status::OK);
+    return;
   }
-  if (!lease_.ReserveBytes(message_bytes_)) {
-    // The uid's clients hold as much as they may: wait for them to read.
+  // Room for the largest message first, so that a stream waiting for its
+  // uid's clients to read holds no message: what a uid's streams hold is
+  // what its lease counts, within max_bytes_in_flight_per_uid.
+  const uint64_t room = TailMessageEncoder::MaxMessageBytes(batch_);
+  if (!lease_.ReserveBytes(room)) {
     if (!hub_->parking().Park(this, subscription_->cursor(), true, cancelled_))
       Finish(grpc::Status::OK);
     return;
   }
-  built_ = false;
+  const uint64_t skipped_before = subscription_->skipped();
+  const bool any = subscription_->Next(batch_, encoder_);
+  hub_->CountSkipped(subscription_->skipped() - skipped_before);
+  if (!any) {
+    lease_.ReleaseBytes(room);
+    if (!hub_->parking().Park(this, subscription_->cursor(), false, cancelled_))
+      Finish(grpc::Status::OK);
+    return;
+  }
+  EncodedTailMessage message = encoder_.TakeMessage();
+  // The encoder keeps a message within `room` (its unit tests hold it to
+  // that); the min only keeps the books whole.
+  message_bytes_ = std::min<uint64_t>(message.size(), room);
+  lease_.ReleaseBytes(room - message_bytes_);
+  message_ = ToByteBuffer(std::move(message));
   StartWrite(&message_);
 }
 

@@ -1,8 +1,10 @@
 // One Tail stream served without a thread of its own: it writes what its
 // subscription encodes, one message in flight at a time, and parks in the
 // hub while there is nothing to send or its uid's bytes in flight are at
-// their cap. A client that does not read costs its cursor and the one
-// message in flight, nothing more.
+// their cap. It reserves room for a whole message in its uid's share
+// before it builds one, so that a parked stream holds no message. A
+// client that does not read costs its cursor and the one message in
+// flight, counted in its uid's share, nothing more.
 #ifndef OPTRACE_DAEMON_API_TAIL_REACTOR_H_
 #define OPTRACE_DAEMON_API_TAIL_REACTOR_H_
 
@@ -42,8 +44,9 @@ class TailReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, pub
 
  private:
   ~TailReactor() override = default;
-  // REQUIRES: the caller owns the stream. Writes the next message, or
-  // parks, or finishes when cancelled; ownership passes on in each case.
+  // REQUIRES: the caller owns the stream and no message is in flight.
+  // Writes the next message, or parks, or finishes when cancelled;
+  // ownership passes on in each case.
   void Pump();
 
   TailHub* const hub_;
@@ -53,7 +56,6 @@ class TailReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, pub
   TailMessageEncoder encoder_;
   grpc::ByteBuffer message_;    // built by the owner; gRPC reads it while in flight
   uint64_t message_bytes_ = 0;  // its size, reserved in lease_ while in flight
-  bool built_ = false;          // message_ holds a message not yet written
   std::atomic<bool> cancelled_{false};
 };
 

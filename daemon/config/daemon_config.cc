@@ -343,6 +343,11 @@ constexpr ConfigKeyRow kConfigKeys[] = {
     Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::max_bytes_in_flight_per_uid>(
         "max_bytes_in_flight_per_uid", kRestart),
     Key<ReadCount, &C::max_threaded_streams>("max_threaded_streams", kRestart),
+    Key<ReadCount, &C::max_threaded_streams_per_uid>("max_threaded_streams_per_uid", kRestart),
+    Key<ReadCount, &C::max_query_groups>("max_query_groups", kRestart),
+    Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::max_query_durations_bytes>(
+        "max_query_durations_bytes", kRestart),
+    Key<ReadCount, &C::max_open_ops_returned>("max_open_ops_returned", kRestart),
     Key<ReadString, &C::metrics_listen>("metrics_listen", kRestart),
     Key<ReadString, &C::metrics_token_file>("metrics_token_file", kRestart),
     Key<ReadBool, &C::metrics_insecure>("metrics_insecure", kRestart),
@@ -482,6 +487,25 @@ Status ValidateConfig(const DaemonConfig& c) {
     return Status::InvalidArgument("max_threaded_streams " +
                                    std::to_string(c.max_threaded_streams) +
                                    " must be between 1 and 24");
+  }
+  if (c.max_threaded_streams_per_uid < 1 || c.max_threaded_streams_per_uid > 24) {
+    return Status::InvalidArgument("max_threaded_streams_per_uid " +
+                                   std::to_string(c.max_threaded_streams_per_uid) +
+                                   " must be between 1 and 24");
+  }
+  if (c.max_query_groups < 1 || c.max_query_groups > 1'000'000) {
+    return Status::InvalidArgument("max_query_groups " + std::to_string(c.max_query_groups) +
+                                   " must be between 1 and 1000000");
+  }
+  if (c.max_query_durations_bytes < (uint64_t{1} << 20)) {
+    return Status::InvalidArgument("max_query_durations_bytes " +
+                                   std::to_string(c.max_query_durations_bytes) +
+                                   " must be at least 1MiB");
+  }
+  if (c.max_open_ops_returned < 1 || c.max_open_ops_returned > 100'000) {
+    return Status::InvalidArgument("max_open_ops_returned " +
+                                   std::to_string(c.max_open_ops_returned) +
+                                   " must be between 1 and 100000");
   }
   if (c.max_bytes_in_flight_per_uid < (uint64_t{64} << 10)) {
     return Status::InvalidArgument("max_bytes_in_flight_per_uid " +

@@ -87,9 +87,19 @@ struct DaemonConfig {
   // open at once, and bytes handed to gRPC that the clients have not read.
   uint64_t max_streams_per_uid = 1024;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
-  // QueryOps and Export streams served at once, all uids together: each
-  // runs its scan on a thread of its own while it streams.
+  // QueryOps and Export streams served at once, all uids together and of
+  // one uid: each runs its scan on a thread of its own while it streams
+  // (a GetStats pass over a large session takes a second thread from the
+  // same share, or reads on one).
   uint64_t max_threaded_streams = 16;
+  uint64_t max_threaded_streams_per_uid = 4;
+  // Unary requests (docs/daemon.md: bounds on requests): groups one
+  // GetStats collects and returns (and stored groups a session of a
+  // CompareSessions may have); memory a GetStats pass keeps for exact
+  // percentiles (then sketches); open ops a GetSession returns.
+  uint64_t max_query_groups = 16'384;
+  uint64_t max_query_durations_bytes = uint64_t{256} << 20;
+  uint64_t max_open_ops_returned = 1000;
   // The metrics endpoint (docs/daemon.md: metrics): HOST:PORT of GET
   // /metrics, "" = off; the bearer token's file ("" = none), and whether a
   // non-loopback address may serve without one.

@@ -246,15 +246,26 @@ void SpanCorrelator::Restore(const std::vector<HalfOp>& halves) {
   }
 }
 
-std::vector<HalfOp> SpanCorrelator::OpenLaunches() const {
+std::vector<HalfOp> SpanCorrelator::OpenLaunches(size_t max) const {
+  const auto older = [](const HalfOp& a, const HalfOp& b) { return a.op_id < b.op_id; };
+  // A max-heap of the `max` oldest seen so far: its top is the youngest of them.
   std::vector<HalfOp> out;
-  out.reserve(open_count());
-  for (const auto& [id, w] : open_) out.push_back(w.half);
+  out.reserve(std::min(max, open_count()));
+  const auto offer = [&](const HalfOp& half) {
+    if (out.size() < max) {
+      out.push_back(half);
+      std::push_heap(out.begin(), out.end(), older);
+    } else if (max > 0 && older(half, out.front())) {
+      std::pop_heap(out.begin(), out.end(), older);
+      out.back() = half;
+      std::push_heap(out.begin(), out.end(), older);
+    }
+  };
+  for (const auto& [id, w] : open_) offer(w.half);
   for (const ThreadStack& stack : stacks_) {
-    for (const Waiting& w : stack.open) out.push_back(w.half);
+    for (const Waiting& w : stack.open) offer(w.half);
   }
-  std::sort(out.begin(), out.end(),
-            [](const HalfOp& a, const HalfOp& b) { return a.op_id < b.op_id; });
+  std::sort_heap(out.begin(), out.end(), older);
   return out;
 }
 

@@ -81,7 +81,10 @@ class SpanCorrelator {
 
   // LAUNCHes still waiting for their COMPLETE (the ops still open).
   size_t open_count() const { return open_.size() + stacked_; }
-  std::vector<HalfOp> OpenLaunches() const;
+  // The first `max` of them by op id (the oldest: ids increase), in that
+  // order. Costs one look at each open op and memory for `max`, however
+  // many are open.
+  std::vector<HalfOp> OpenLaunches(size_t max = SIZE_MAX) const;
   const CorrelatorStats& stats() const { return stats_; }
 
  private:

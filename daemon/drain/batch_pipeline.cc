@@ -1,7 +1,5 @@
 #include "drain/batch_pipeline.h"
 
-#include <algorithm>
-
 #include "log/log.h"
 
 namespace optrace::daemon {
@@ -43,31 +41,29 @@ bool BatchPipeline::Cut(uint64_t now_ns, SessionMap& sessions) {
     in_flight_.push_back(std::move(flight));
     return false;
   }
-  // Shed: the writer is behind, and the batch is still ours. Count what is
-  // lost per session; records, cursors, strings, halves and listings go
-  // into the next batch again.
+  // Shed: the writer is behind, and the batch is still ours.
   counters_->batches_shed.fetch_add(1, std::memory_order_relaxed);
-  dictionary_->ReturnAdditions(std::move(batch.new_strings));
-  for (const SessionRecord& r : batch.sessions) {
-    auto it = sessions.find(r.id);
-    if (it == sessions.end()) continue;
-    auto of_session = [&](const auto& parts) {
-      auto part = std::find_if(parts.begin(), parts.end(),
-                               [&](const auto& p) { return p.session == r.id; });
-      return part == parts.end() ? nullptr : &*part;
-    };
-    counters_->events_shed.fetch_add(
-        it->second->OnShed(of_session(batch.spans), of_session(batch.instants),
-                           of_session(batch.halves_opened)),
-        std::memory_order_relaxed);
-  }
-  for (SourceListing& listing : batch.listings) {
-    auto it = sessions.find(listing.session);
-    if (it != sessions.end()) it->second->ReturnListing(std::move(listing));
-  }
+  counters_->events_shed.fetch_add(TakeBack(&batch, sessions), std::memory_order_relaxed);
   LogWarning("writer queue full: shed batch {} ({} sessions)", flight.sequence,
              batch.sessions.size());
   return true;
+}
+
+uint64_t BatchPipeline::TakeBack(StoreBatch* batch, SessionMap& sessions) {
+  dictionary_->ReturnAdditions(std::move(batch->new_strings));
+  uint64_t lost = 0;
+  for (const SessionRecord& r : batch->sessions) {
+    auto it = sessions.find(r.id);
+    if (it != sessions.end()) {
+      lost += it->second->OnNotStored(batch);
+      final_sequence_.erase(r.id);  // its end goes into a later batch
+    } else {
+      // Only a session closed alone (SubmitAlone) has no ProducerSession:
+      // it stays running in the database, and the next daemon closes it.
+      LogWarning("the end of session {} was not stored; a restarted daemon closes it again", r.id);
+    }
+  }
+  return lost;
 }
 
 bool BatchPipeline::SubmitAlone(StoreBatch batch) {
@@ -77,10 +73,19 @@ bool BatchPipeline::SubmitAlone(StoreBatch batch) {
 
 std::vector<SessionId> BatchPipeline::ApplyCommits(SessionMap& sessions) {
   const uint64_t committed = store_->CommittedSequence();
+  // Taken after reading `committed`: every batch at or below it that did
+  // not commit is among these, and its sessions hold their ring slots
+  // (OnNotStored) before the loop below would release them.
+  for (StoreBatch& refused : store_->TakeRefused()) {
+    const uint64_t lost = TakeBack(&refused, sessions);
+    counters_->events_refused.fetch_add(lost, std::memory_order_relaxed);
+    LogWarning("the database refused batch {} ({} sessions, {} events lost); see writer_last_error",
+               refused.sequence, refused.sessions.size(), lost);
+  }
   while (!in_flight_.empty() && in_flight_.front().sequence <= committed) {
     for (const RingCursor& c : in_flight_.front().cursors) {
       auto it = sessions.find(c.session);
-      if (it != sessions.end()) it->second->OnCommitted(c);
+      if (it != sessions.end()) it->second->OnCommitted(c, in_flight_.front().sequence);
     }
     in_flight_.pop_front();
   }

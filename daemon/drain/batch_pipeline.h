@@ -40,8 +40,8 @@ class BatchPipeline {
   // max_age_ms reached), moves every pending session's part into one batch
   // and submits it. A batch the store refuses (writer queue full) is shed:
   // its events are counted per session and in `events_shed`, and records,
-  // cursors, strings and halves go into the next batch. Returns true when
-  // a batch was shed.
+  // cursors, strings, halves and listings go into the next batch. Returns
+  // true when a batch was shed.
   bool Cut(uint64_t now_ns, SessionMap& sessions);
 
   // Submits `batch`, built outside the sessions (a session closed with
@@ -52,10 +52,19 @@ class BatchPipeline {
   // Releases the ring slots of every committed batch, and returns the
   // finished sessions whose last batch committed and which have nothing
   // pending: their segments can go. The caller removes them from
-  // `sessions`.
+  // `sessions`. A batch the database refused (SpanStore::TakeRefused) is
+  // taken back as a shed one is, its events counted per session and in
+  // `events_refused`: its sessions release no ring slot and none is
+  // returned as done until a batch with their records, which count the
+  // loss, has committed.
   std::vector<SessionId> ApplyCommits(SessionMap& sessions);
 
  private:
+  // Takes back a batch that will never be stored: its strings go back to
+  // the dictionary, and each of its sessions takes back its part
+  // (ProducerSession::OnNotStored). Returns the events lost.
+  uint64_t TakeBack(StoreBatch* batch, SessionMap& sessions);
+
   struct InFlight {
     uint64_t sequence;
     std::vector<RingCursor> cursors;

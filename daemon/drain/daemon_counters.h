@@ -22,6 +22,7 @@ namespace optrace::daemon {
   X(batches_submitted, "batches handed to the writer")                           \
   X(batches_shed, "batches not stored because the writer queue was full")        \
   X(events_shed, "events in the shed batches")                                   \
+  X(events_refused, "events in batches the database refused (batches_dropped)")  \
   X(abi_violations, "sum of the ring readers' violation counters")               \
   X(level_writes, "level words written")                                         \
   X(level_tampered, "times a producer's live word differed from ours")           \

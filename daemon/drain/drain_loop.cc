@@ -275,13 +275,13 @@ std::optional<std::vector<LiveProducer>> DrainLoop::LiveProducers() {
   });
 }
 
-std::optional<std::optional<std::vector<OpenOpView>>> DrainLoop::OpenOps(SessionId id) {
+std::optional<std::optional<std::vector<OpenOpView>>> DrainLoop::OpenOps(SessionId id, size_t max) {
   return Call<std::optional<std::vector<OpenOpView>>>(
-      [this, id]() -> std::optional<std::vector<OpenOpView>> {
+      [this, id, max]() -> std::optional<std::vector<OpenOpView>> {
         auto it = sessions_.find(id);
         if (it == sessions_.end() || it->second->finished()) return std::nullopt;
         std::vector<OpenOpView> out;
-        for (const HalfOp& h : it->second->correlator().OpenLaunches()) {
+        for (const HalfOp& h : it->second->correlator().OpenLaunches(max)) {
           out.push_back(
               {h, dictionary_.Text(h.name), dictionary_.Text(h.tag), dictionary_.Text(h.srcloc)});
         }

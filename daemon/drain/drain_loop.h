@@ -111,9 +111,10 @@ class DrainLoop {
   // Live views and level changes, run on the drain thread. nullopt when it
   // does not answer within `kCallTimeout` (it is stuck or stopping).
   std::optional<std::vector<LiveProducer>> LiveProducers();
-  // The ops open in live session `id`; an empty optional inside when the
+  // The `max` oldest ops open in live session `id` (SpanCorrelator::
+  // OpenLaunches), strings resolved; an empty optional inside when the
   // session is not live (ended or unknown).
-  std::optional<std::optional<std::vector<OpenOpView>>> OpenOps(SessionId id);
+  std::optional<std::optional<std::vector<OpenOpView>>> OpenOps(SessionId id, size_t max);
   // Applies `change` and returns the number of live producers it reached.
   std::optional<uint32_t> ApplyLevelChange(const LevelChange& change);
   std::optional<DrainStatus> LiveStatus();

@@ -222,6 +222,10 @@ size_t ProducerSession::CutInto(StoreBatch* batch) {
   pending_ = CorrelatorOutput{};
   pending_instants_.clear();
   dirty_ = false;
+  if (loss_uncut_) {
+    loss_uncut_ = false;
+    release_from_sequence_ = batch->sequence;
+  }
   return spans;
 }
 
@@ -239,19 +243,34 @@ void ProducerSession::CloseOrphan(SessionRecord record, const std::vector<HalfOp
   MoveSessionInto(record, &out, &no_instants, batch);
 }
 
-uint64_t ProducerSession::OnShed(const SessionSpans* spans, const SessionInstants* instants,
-                                 const SessionHalves* halves) {
+uint64_t ProducerSession::OnNotStored(StoreBatch* batch) {
+  const SessionId id = record_.id;
   const uint64_t before = shed_events_;
-  if (spans != nullptr) {
-    for (const Span& s : spans->spans) shed_events_ += EventsOf(s);
+  for (const SessionSpans& part : batch->spans) {
+    if (part.session != id) continue;
+    for (const Span& s : part.spans) shed_events_ += EventsOf(s);
   }
-  if (instants != nullptr) shed_events_ += instants->instants.size();
-  if (halves != nullptr) correlator_.Unpersist(halves->halves);
+  for (const SessionInstants& part : batch->instants) {
+    if (part.session == id) shed_events_ += part.instants.size();
+  }
+  for (const SessionHalves& part : batch->halves_opened) {
+    if (part.session == id) correlator_.Unpersist(part.halves);
+  }
+  // Still stored as open: delete them with the next cut (deleting one the
+  // database never held is harmless).
+  for (const HalfOpKey& key : batch->halves_closed) {
+    if (key.session == id) pending_.halves_closed.emplace_back(key.op_id, key.kind);
+  }
+  for (SourceListing& listing : batch->listings) {
+    if (listing.session == id) listings_.Return(std::move(listing));
+  }
+  loss_uncut_ = true;
   dirty_ = true;
   return shed_events_ - before;
 }
 
-void ProducerSession::OnCommitted(const RingCursor& cursor) {
+void ProducerSession::OnCommitted(const RingCursor& cursor, uint64_t sequence) {
+  if (loss_uncut_ || sequence < release_from_sequence_) return;
   if (cursor.ring < drainer_.ring_count()) drainer_.MarkCommitted(cursor.ring, cursor.position);
 }
 

@@ -79,22 +79,26 @@ class ProducerSession {
   static void CloseOrphan(SessionRecord record, const std::vector<HalfOp>& halves,
                           int64_t end_realtime_ns, StoreBatch* batch);
 
-  // Moves everything accumulated since the last cut into `batch`, with the
-  // session record and the ring cursors it makes durable. Returns the number
-  // of spans moved.
+  // Moves everything accumulated since the last cut into `batch`
+  // (REQUIRES: its sequence set), with the session record and the ring
+  // cursors it makes durable. Returns the number of spans moved.
   size_t CutInto(StoreBatch* batch);
 
-  // The batch that carried this session's last cut was shed: count what is
-  // lost and make sure the record and halves go into the next batch.
-  // Returns the number of events lost.
-  uint64_t OnShed(const SessionSpans* spans, const SessionInstants* instants,
-                  const SessionHalves* halves);
+  // A batch that carried a cut of this session will never be stored: shed
+  // (the writer's queue was full) or refused by the database. Counts this
+  // session's spans and instants in it as lost (dropped_shed), and takes
+  // back what must still reach the database with the next cut: the record
+  // (its counts now include the loss), the halves it persisted or closed,
+  // and its listings (moved out of `batch`). Until a batch with that
+  // record commits, no ring slot is released (OnCommitted), so that an
+  // event leaves its ring only once it is stored or its loss is. Returns
+  // the events lost.
+  uint64_t OnNotStored(StoreBatch* batch);
 
-  // Takes back a listing of this session's from a shed batch.
-  void ReturnListing(SourceListing listing) { listings_.Return(std::move(listing)); }
-
-  // The batch with `cursor` committed: the ring may release those slots.
-  void OnCommitted(const RingCursor& cursor);
+  // Batch `sequence`, which carried `cursor`, committed: the ring may
+  // release those slots, unless this session's loss of an earlier batch
+  // is not yet stored (OnNotStored).
+  void OnCommitted(const RingCursor& cursor, uint64_t sequence);
 
   // True when something waits for the next cut.
   bool HasPending() const;
@@ -139,7 +143,11 @@ class ProducerSession {
   CorrelatorOutput pending_;
   std::vector<Instant> pending_instants_;
   uint64_t restart_losses_ = 0;
-  uint64_t shed_events_ = 0;
+  uint64_t shed_events_ = 0;  // shed or refused: events of batches never stored
+  // A loss (OnNotStored) waits for the next cut to carry it; then the
+  // sequence of that cut: ring slots are released from its commit on.
+  bool loss_uncut_ = false;
+  uint64_t release_from_sequence_ = 0;
   // The daemon-side counts a previous daemon stored for this session; this
   // daemon's own counts add to them, so that a restart resets nothing.
   SessionRecord counted_before_;

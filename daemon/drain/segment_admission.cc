@@ -84,6 +84,21 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
   const std::vector<HalfOp>* halves = nullptr;
   auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
                               [&](const SessionRecord& r) { return r.segment_name == name; });
+  std::optional<SessionRecord> stored;
+  if (resumed == resume_.running_sessions.end()) {
+    Result<std::optional<SessionRecord>> lookup = reader_->SessionBySegment(name);
+    if (!lookup.ok()) {
+      // Not knowing is not "not stored": a new session now could be a
+      // second one of a stored segment. Try again with the next retry.
+      if (unresolved_.insert(name).second) {
+        LogWarning("segment {}: cannot tell whether its session is stored ({}); will retry", name,
+                   lookup.status().message());
+      }
+      return std::nullopt;
+    }
+    stored = std::move(lookup).value();
+  }
+  unresolved_.erase(name);
   if (resumed != resume_.running_sessions.end()) {
     record = *resumed;
     if (auto c = resume_.cursors.find(record.id); c != resume_.cursors.end()) cursors = &c->second;
@@ -92,10 +107,9 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
   } else {
     // A segment whose session already ended: a daemon stored it and died
     // before removing the segment. Nothing left to read; remove it now.
-    auto stored = reader_->SessionBySegment(name);
-    if (stored.ok() && stored.value().has_value()) {
+    if (stored.has_value()) {
       LogInfo("segment {} belongs to session {}, already stored as {}; removing it", name,
-              stored.value()->id, SessionStateName(stored.value()->state));
+              stored->id, SessionStateName(stored->state));
       segment->Unlink();
       rejected_.insert(name);
       return std::nullopt;
@@ -121,6 +135,9 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
 }
 
 void SegmentAdmission::RetryNotReady(const std::function<void(Admitted)>& adopt) {
+  for (const std::string& name : std::set<std::string>(unresolved_)) {
+    if (auto admitted = TryAttach(name)) adopt(std::move(*admitted));
+  }
   for (const std::string& name : std::set<std::string>(not_ready_)) {
     if (auto admitted = TryAttach(name)) adopt(std::move(*admitted));
     if (not_ready_.count(name) == 0) continue;

@@ -50,12 +50,15 @@ class SegmentAdmission {
   // Attaches `name` unless it is attached already or was rejected. A
   // segment that fails validation is rejected for good (counted in
   // `segments_rejected`, logged); one still initialising is kept for
-  // RetryNotReady; one whose session is already stored is removed.
+  // RetryNotReady; one whose session is already stored is removed; one
+  // whose stored session cannot be looked up (a read error) is logged once
+  // and kept for RetryNotReady, never taken for a new session.
   std::optional<Admitted> TryAttach(const std::string& name);
 
-  // Tries the segments still initialising again, handing each that
-  // attaches to `adopt` at once; removes those whose producer is gone
-  // (they will never be ready).
+  // Tries the segments still initialising, or whose stored session could
+  // not be looked up, again, handing each that attaches to `adopt` at
+  // once; removes those still initialising whose producer is gone (they
+  // will never be ready).
   void RetryNotReady(const std::function<void(Admitted)>& adopt);
 
   // Closes the sessions from Resume that did not attach (their process
@@ -76,8 +79,9 @@ class SegmentAdmission {
   ResumeState resume_;
   SessionId next_session_id_ = 1;
   std::set<std::string> attached_;
-  std::set<std::string> rejected_;   // failed validation or already stored: never retried
-  std::set<std::string> not_ready_;  // still initialising: retried
+  std::set<std::string> rejected_;    // failed validation or already stored: never retried
+  std::set<std::string> not_ready_;   // still initialising: retried
+  std::set<std::string> unresolved_;  // the store could not say if it is stored: retried
 };
 
 }  // namespace optrace::daemon

@@ -92,10 +92,18 @@ void TailMessageEncoder::Begin(bool batch) {
   items_ = 0;
   body_.clear();
   // The body leaves with each message, so each starts from nothing: room
-  // for a typical full batch at once (1024 items of about 110 bytes), not
-  // a dozen doublings and copies, and below glibc's mmap threshold, so
-  // that it comes from the heap and not from fresh pages each time.
+  // for a full batch at once (kMaxBatchBytes: about 590 items of 110
+  // bytes), not a dozen doublings and copies, and below glibc's mmap
+  // threshold, so that it comes from the heap and not from fresh pages
+  // each time.
   body_.reserve(batch ? kBatchBodyReserve : kItemBodyReserve);
+}
+
+size_t TailMessageEncoder::SizeWith(uint32_t field) const {
+  const size_t item = proto_wire::LengthDelimitedSize(field, inner_.size());
+  if (!batch_) return item;
+  return MaxLengthPrefixSize(v1::TailResponse::kBatchFieldNumber) + body_.size() +
+         proto_wire::LengthDelimitedSize(v1::TailBatch::kItemsFieldNumber, item);
 }
 
 void TailMessageEncoder::AppendItem(uint32_t field) {
@@ -161,14 +169,18 @@ void TailMessageEncoder::EncodeSpan(const LiveRecord& r) {
   span_.AppendToString(&inner_);
 }
 
-void TailMessageEncoder::AddRecord(const LiveRecord& r) {
+bool TailMessageEncoder::AddRecord(const LiveRecord& r) {
   const bool span = r.type == LiveRecordType::kSpan;
   if (span) {
     EncodeSpan(r);
   } else {
     EncodeEvent(r);
   }
-  AppendItem(span ? v1::TailResponse::kSpanFieldNumber : v1::TailResponse::kEventFieldNumber);
+  const uint32_t field =
+      span ? v1::TailResponse::kSpanFieldNumber : v1::TailResponse::kEventFieldNumber;
+  if (items_ > 0 && SizeWith(field) > MaxMessageBytes(batch_)) return false;
+  AppendItem(field);
+  return true;
 }
 
 void TailMessageEncoder::AddLag(uint64_t skipped) {

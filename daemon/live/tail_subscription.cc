@@ -80,7 +80,8 @@ bool TailSubscription::Next(bool batch, TailMessageEncoder& out) {
   LiveRecord records[kChunk];
   const int limit = batch ? kMaxBatchItems : 1;
   int items = 0;
-  while (items < limit) {
+  bool full = false;  // the next record passes the message's byte bound
+  while (items < limit && !full) {
     const BroadcastBuffer::Span span = source_.records->Read(cursor_, records, kChunk);
     lost_pending_ += span.first - cursor_;
     skipped_total_ += span.first - cursor_;
@@ -94,7 +95,10 @@ bool TailSubscription::Next(bool batch, TailMessageEncoder& out) {
     size_t k = 0;
     for (; k < span.count && items < limit; ++k) {
       if (!Wants(records[k])) continue;
-      out.AddRecord(records[k]);
+      if (!out.AddRecord(records[k])) {
+        full = true;
+        break;
+      }
       ++items;
       ++delivered_;
     }

@@ -48,7 +48,9 @@ class TailSubscription {
   TailSubscription& operator=(const TailSubscription&) = delete;
 
   // Encodes into `out` (from its Begin) what follows the cursor: one item,
-  // or, when `batch`, a TailBatch of up to kMaxBatchItems items. Records
+  // or, when `batch`, a TailBatch of up to kMaxBatchItems items and
+  // TailMessageEncoder::kMaxBatchBytes (a record that does not fit waits
+  // for the next message). Records
   // lost to the writer (it overtook this reader) come first as a Lag item
   // counting them all, whichever session or kind they were: the filter
   // cannot be asked about a record that is gone. Returns false (`out`
@@ -57,6 +59,9 @@ class TailSubscription {
 
   // The position Next reads from next.
   uint64_t cursor() const { return cursor_; }
+  // Whether records follow the cursor (Next may still find that none
+  // passes the filter).
+  bool RecordsPending() const { return source_.records->published() > cursor_; }
   // Items sent and records lost so far (lag markers included in neither).
   uint64_t delivered() const { return delivered_; }
   uint64_t skipped() const { return skipped_total_; }

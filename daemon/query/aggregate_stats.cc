@@ -1,9 +1,9 @@
 #include "query/aggregate_stats.h"
 
-#include <algorithm>
 #include <unordered_map>
 
 #include "model/duration_sketch.h"
+#include "query/duration_percentiles.h"
 #include "query/stats_pass.h"
 
 namespace optrace::daemon {
@@ -14,13 +14,6 @@ struct MergedGroup {
   OpAggregate totals;
   DurationSketch sketch;
 };
-
-// `value` within the group's bounds, which the exact percentile is too
-// (stored rows are data: bounds the wrong way round are left alone).
-uint64_t Clamped(uint64_t value, const OpAggregate& totals) {
-  if (totals.min_ns > totals.max_ns) return value;
-  return std::clamp(value, totals.min_ns, totals.max_ns);
-}
 
 }  // namespace
 
@@ -65,9 +58,7 @@ std::optional<AggregateStats> StatsFromAggregates(const std::vector<OpAggregateR
     StatsGroups::Row& out = stats.rows.emplace_back();
     out.key = key;
     out.totals = group.totals;
-    out.percentiles.p50 = Clamped(group.sketch.Quantile(0.50), group.totals);
-    out.percentiles.p95 = Clamped(group.sketch.Quantile(0.95), group.totals);
-    out.percentiles.p99 = Clamped(group.sketch.Quantile(0.99), group.totals);
+    out.percentiles = SketchPercentiles(group.sketch, group.totals.min_ns, group.totals.max_ns);
   }
   return stats;
 }

@@ -140,4 +140,13 @@ DurationPercentiles ComputePercentiles(std::span<uint64_t> durations) {
   return out;
 }
 
+DurationPercentiles SketchPercentiles(const DurationSketch& sketch, uint64_t min_ns,
+                                      uint64_t max_ns) {
+  const auto clamped = [&](double q) {
+    const uint64_t value = sketch.Quantile(q);
+    return min_ns > max_ns ? value : std::clamp(value, min_ns, max_ns);
+  };
+  return {clamped(0.50), clamped(0.95), clamped(0.99)};
+}
+
 }  // namespace optrace::daemon

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 
+#include "model/duration_sketch.h"
+
 namespace optrace::daemon {
 
 // The percentiles GetStats reports. All 0 for an empty set.
@@ -30,6 +32,13 @@ size_t NearestRankIndex(size_t count, uint32_t percent);
 // (a few percent of the set, unless most values are alike). May reorder
 // `durations`.
 DurationPercentiles ComputePercentiles(std::span<uint64_t> durations);
+
+// The p50, p95 and p99 `sketch` gives (within DurationSketch's relative
+// error of the nearest-rank ones), clamped to [min_ns, max_ns], the
+// exact bounds of the same durations, which the exact percentiles lie in
+// too (bounds the wrong way round, from stored data, are left alone).
+DurationPercentiles SketchPercentiles(const DurationSketch& sketch, uint64_t min_ns,
+                                      uint64_t max_ns);
 
 }  // namespace optrace::daemon
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "common/op_line.h"
@@ -89,42 +90,52 @@ std::vector<v1::Comparison> CompareAggregates(const SessionAggregates& aggregate
 
 // Both sessions' totals per tag, with each side's most common op name of
 // the tag (ties by smaller name id), for MapFusions; `index` maps each tag
-// id to its entry.
+// id to its entry. Linear in the rows: one hash lookup of the tag and one
+// of the (tag, name) pair each.
 std::vector<TagSides> TagSidesOf(const SessionAggregates& aggregates, StringCache& strings,
                                  FlatIdMap<uint32_t>* index) {
-  struct NameCount {
+  struct MostCommon {
     StringId name = 0;
     uint64_t count = 0;
+    bool seen = false;
   };
   std::vector<TagSides> tags;
-  std::vector<std::array<std::vector<NameCount>, 2>> names;  // per tag and side
+  std::vector<std::array<MostCommon, 2>> most;  // per tag and side
   for (int s = 0; s < 2; ++s) {
+    // Spans per (tag entry, name) of this side, then each tag's most common.
+    std::unordered_map<uint64_t, uint64_t> counts;
     for (const OpAggregateRow& row : aggregates[s]) {
       const uint32_t* found = index->Find(row.key.tag);
       const uint32_t at = found != nullptr ? *found : index->Insert(row.key.tag, tags.size());
       if (at == tags.size()) {
         tags.push_back({strings.Get(row.key.tag), {}, {}});
-        names.emplace_back();
+        most.emplace_back();
       }
       tags[at].side[s].Add(row.totals.count, row.totals.ok_count, row.totals.total_ns);
-      std::vector<NameCount>& counts = names[at][s];
-      auto it = std::find_if(counts.begin(), counts.end(),
-                             [&](const NameCount& c) { return c.name == row.key.name; });
-      if (it == counts.end()) it = counts.insert(counts.end(), NameCount{row.key.name, 0});
-      it->count += row.totals.count;
+      counts[(uint64_t{at} << 32) | row.key.name] += row.totals.count;
+    }
+    for (const auto& [pair, count] : counts) {
+      MostCommon& best = most[pair >> 32][s];
+      const auto name = static_cast<StringId>(pair & 0xffffffff);
+      if (!best.seen || count > best.count || (count == best.count && name < best.name)) {
+        best = {name, count, true};
+      }
     }
   }
   for (size_t i = 0; i < tags.size(); ++i) {
     for (int s = 0; s < 2; ++s) {
-      const std::vector<NameCount>& counts = names[i][s];
-      const auto most = std::min_element(
-          counts.begin(), counts.end(), [](const NameCount& x, const NameCount& y) {
-            return x.count != y.count ? x.count > y.count : x.name < y.name;
-          });
-      if (most != counts.end()) tags[i].name[s] = strings.Get(most->name);
+      if (most[i][s].seen) tags[i].name[s] = strings.Get(most[i][s].name);
     }
   }
   return tags;
+}
+
+// The error of a request whose session holds more than `max_groups`
+// groups: names the bound, its config key and what to do instead.
+Status TooManyGroups(const std::string& what, size_t max_groups, const std::string& instead) {
+  return Status::ResourceExhausted(what + ": more than " + std::to_string(max_groups) +
+                                   " groups, the cap max_query_groups is " +
+                                   std::to_string(max_groups) + " (optraced.toml); " + instead);
 }
 
 }  // namespace
@@ -202,7 +213,7 @@ Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& reques
   return page;
 }
 
-Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
+Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request, const QueryLimits& limits,
                 v1::GetStatsResponse* response) {
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
@@ -211,7 +222,19 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
   const v1::GroupBy group_by = by.value();
-  Result<std::vector<OpAggregateRow>> aggregates = reader.Aggregates(request.session_id());
+  const std::string what = "GetStats of session " + std::to_string(request.session_id()) + " by " +
+                           (group_by == v1::GROUP_BY_TAG      ? "tag"
+                            : group_by == v1::GROUP_BY_TARGET ? "target"
+                                                              : "name");
+  const std::string instead = "group it another way, or filter by name or tag";
+  // A group is at least one row: more rows than groups allowed is refused
+  // before any is read.
+  Result<std::vector<OpAggregateRow>> aggregates =
+      reader.Aggregates(request.session_id(), limits.max_groups);
+  if (aggregates.status().code() == Status::Code::kResourceExhausted) {
+    return TooManyGroups(what + " (its stored aggregates)", limits.max_groups,
+                         "the database holds more than optraced writes for one session");
+  }
   if (!aggregates.ok()) return aggregates.status();
   std::optional<AggregateStats> from_aggregates;
   if (AggregatesCanAnswer(request, aggregates.value())) {
@@ -221,18 +244,27 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
   }
   std::vector<StatsGroups::Row> rows;
   uint64_t spans = 0;
+  bool sketched = false;
   if (from_aggregates) {
     rows = std::move(from_aggregates->rows);
     spans = from_aggregates->spans;
   } else {
-    Result<StatsPassResult> pass = RunStatsPass(reader, request, group_by, aggregates.value());
+    const StatsPassOptions options{.limits = {.max_groups = limits.max_groups,
+                                              .max_exact_durations = limits.max_exact_durations},
+                                   .second_thread = limits.second_thread};
+    Result<StatsPassResult> pass =
+        RunStatsPass(reader, request, group_by, aggregates.value(), options);
     if (!pass.ok()) return pass.status();
+    if (pass.value().exhausted) return TooManyGroups(what, limits.max_groups, instead);
     rows = std::move(pass.value().rows);
     spans = pass.value().spans;
+    sketched = pass.value().sketched;
   }
   std::vector<v1::OpStats> stats(rows.size());
+  uint64_t ok_spans = 0;  // of every group, before `top`
   for (size_t i = 0; i < rows.size(); ++i) {
     const StatsGroups::Row& row = rows[i];
+    ok_spans += row.totals.ok_count;
     v1::OpStats& out = stats[i];
     out.set_key(KeyText(group_by, row.key, strings));
     out.set_count(row.totals.count);
@@ -254,13 +286,19 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
     response->set_groups_folded(from_aggregates->groups_folded);
   } else {
     response->set_source(v1::STATS_SOURCE_SPANS);
-    response->set_percentiles_exact(true);
+    response->set_percentiles_exact(!sketched);
+    if (sketched) {
+      // More OK spans than exact percentiles may keep: every one of them
+      // is in the sketches.
+      response->set_percentile_relative_error(DurationSketch::kRelativeError);
+      response->set_percentile_spans(ok_spans);
+    }
   }
   return Status::Ok();
 }
 
 Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
-                       v1::CompareSessionsResponse* response) {
+                       const QueryLimits& limits, v1::CompareSessionsResponse* response) {
   Result<v1::GroupBy> by = ValidCompareBy(request.by());
   if (!by.ok()) return by.status();
   const bool by_name = by.value() == v1::GROUP_BY_NAME;
@@ -270,7 +308,12 @@ Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& req
   SessionAggregates aggregates;
   const SessionId sessions[2] = {request.session_a(), request.session_b()};
   for (int s = 0; s < 2; ++s) {
-    Result<std::vector<OpAggregateRow>> rows = reader.Aggregates(sessions[s]);
+    Result<std::vector<OpAggregateRow>> rows = reader.Aggregates(sessions[s], limits.max_groups);
+    if (rows.status().code() == Status::Code::kResourceExhausted) {
+      return TooManyGroups("CompareSessions: session " + std::to_string(sessions[s]),
+                           limits.max_groups,
+                           "the database holds more than optraced writes for one session");
+    }
     if (!rows.ok()) return rows.status();
     aggregates[s] = std::move(rows.value());
   }

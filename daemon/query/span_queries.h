@@ -5,6 +5,7 @@
 #ifndef OPTRACE_DAEMON_QUERY_SPAN_QUERIES_H_
 #define OPTRACE_DAEMON_QUERY_SPAN_QUERIES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,20 @@ namespace optrace::daemon {
 struct QueryPage {
   std::vector<v1::Span> spans;
   std::string next_cursor;  // "" when there is nothing more
+};
+
+// What one GetStats or CompareSessions may hold (docs/daemon.md, "Bounds
+// on requests"; config max_query_groups and max_query_durations_bytes).
+struct QueryLimits {
+  // Groups GetStats collects and returns; op_aggregates rows each session
+  // of a CompareSessions may have.
+  size_t max_groups = 16'384;
+  // OK durations a GetStats pass keeps for exact percentiles (8 bytes
+  // each); past it the percentiles come from sketches.
+  uint64_t max_exact_durations = uint64_t{32} << 20;
+  // Asked when a GetStats pass is over a session large enough for a
+  // second thread: true when the caller may have one. Null: never.
+  std::function<bool()> second_thread;
 };
 
 // Common to the three: each call reads one snapshot of the database (it
@@ -40,7 +55,8 @@ struct QueryPage {
 Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& request);
 
 // Duration statistics of the session's spans that pass the filter,
-// grouped by name, tag or target ("gpu:0": target and device ordinal).
+// grouped by name, tag or target ("gpu:0": target and device ordinal),
+// within `limits`.
 // count covers every status; the durations (total, mean, min, max and the
 // nearest-rank p50/p95/p99: the value at index ceil(q * n) - 1 of the n
 // sorted OK durations) only OK spans; durations and totals are capped at
@@ -52,10 +68,14 @@ Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& reques
 // AggregatesCanAnswer and StatsFromAggregates: the same counts and totals,
 // percentiles within DurationSketch::kRelativeError, at a cost in the
 // number of groups only); otherwise one pass over the session's spans in
-// the filter's time range, 8 bytes of memory per OK span for the
-// percentiles. response->source and the fields after it say which.
+// the filter's time range, 8 bytes of memory per OK span for exact
+// percentiles up to limits.max_exact_durations, then sketches (within
+// DurationSketch::kRelativeError). response->source and the fields after
+// it say which.
 // Errors (kInvalidArgument): an unknown GroupBy; a bad filter.
-Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
+// (kResourceExhausted, naming max_query_groups): more than
+// limits.max_groups groups, stored or met in the pass (which then stops).
+Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request, const QueryLimits& limits,
                 v1::GetStatsResponse* response);
 
 // Sessions a and b side by side per name or tag, from their stored
@@ -67,8 +87,10 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request,
 // those parts (MapFusions): `fusions`, and then `unfused_rows` and
 // fused_total_a_ns / fused_total_b_ns, as the proto documents them.
 // Errors (kInvalidArgument): GROUP_BY_TARGET or an unknown GroupBy.
+// (kResourceExhausted, naming max_query_groups): a session with more than
+// limits.max_groups stored groups (so at most twice that many rows).
 Status CompareSessions(SpanReader& reader, const v1::CompareSessionsRequest& request,
-                       v1::CompareSessionsResponse* response);
+                       const QueryLimits& limits, v1::CompareSessionsResponse* response);
 
 // GROUP_BY_UNSPECIFIED as GROUP_BY_NAME, the other known values as they
 // are; errors (kInvalidArgument) for unknown values.

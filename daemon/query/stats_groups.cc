@@ -7,30 +7,61 @@
 
 namespace optrace::daemon {
 
-StatsGroups::Group& StatsGroups::NewGroup(uint64_t key) {
+StatsGroups::Group* StatsGroups::NewGroup(uint64_t key) {
+  if (groups_.size() >= limits_.max_groups) {
+    exhausted_ = true;
+    return nullptr;
+  }
   index_.Insert(key, static_cast<uint32_t>(groups_.size()));
   Group& group = groups_.emplace_back();
   group.key = key;
-  return group;
+  return &group;
 }
 
 void StatsGroups::Reserve(uint64_t key, uint64_t ok_spans) {
+  Group* group = GroupOf(key);
+  if (group == nullptr || sketched_) return;
   // On top of earlier reservations: several aggregate rows (tag, target,
   // device) fall in one group.
-  std::vector<uint64_t>& durations = GroupOf(key).durations;
-  durations.reserve(durations.capacity() + ok_spans);
+  const uint64_t room = std::min(
+      ok_spans, limits_.max_exact_durations - std::min(reserved_, limits_.max_exact_durations));
+  group->durations.reserve(group->durations.capacity() + room);
+  reserved_ += room;
+}
+
+void StatsGroups::SwitchToSketches() {
+  for (Group& group : groups_) {
+    for (const uint64_t ns : group.durations) group.sketch.Add(ns);
+    std::vector<uint64_t>().swap(group.durations);
+  }
+  exact_durations_ = 0;
+  sketched_ = true;
 }
 
 void StatsGroups::Merge(StatsGroups&& other) {
+  if (other.sketched_ && !sketched_) SwitchToSketches();
+  exhausted_ = exhausted_ || other.exhausted_;
   for (Group& from : other.groups_) {
     if (from.totals.count == 0) continue;  // reserved, never seen
-    Group& to = GroupOf(from.key);
-    to.totals.Merge(from.totals);
-    to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
+    Group* to = GroupOf(from.key);
+    if (to == nullptr) continue;
+    to->totals.Merge(from.totals);
+    if (sketched_) {
+      for (const uint64_t ns : from.durations) to->sketch.Add(ns);
+      to->sketch.Merge(from.sketch);
+    } else {
+      exact_durations_ += from.durations.size();
+      if (to->durations.empty()) {
+        to->durations.swap(from.durations);  // no copy into a group seen first here
+      } else {
+        to->durations.insert(to->durations.end(), from.durations.begin(), from.durations.end());
+      }
+    }
     std::vector<uint64_t>().swap(from.durations);
   }
   other.groups_.clear();
   other.index_ = {};
+  if (!sketched_ && exact_durations_ > limits_.max_exact_durations) SwitchToSketches();
 }
 
 std::vector<StatsGroups::Row> StatsGroups::TakeRows(size_t threads) {
@@ -38,7 +69,8 @@ std::vector<StatsGroups::Row> StatsGroups::TakeRows(size_t threads) {
   for (Group& group : groups_) {
     if (group.totals.count > 0) seen.push_back(&group);  // else reserved, never seen
   }
-  // Largest first, each to the least loaded thread.
+  // Largest first, each to the least loaded thread (a sketch is read in
+  // about the same time whatever it counted).
   std::sort(seen.begin(), seen.end(), [](const Group* a, const Group* b) {
     return a->durations.size() > b->durations.size();
   });
@@ -55,7 +87,10 @@ std::vector<StatsGroups::Row> StatsGroups::TakeRows(size_t threads) {
   auto compute = [&](const std::vector<size_t>& share) {
     for (const size_t i : share) {
       Group& group = *seen[i];
-      rows[i] = {group.key, group.totals, ComputePercentiles(group.durations)};
+      rows[i] = {group.key, group.totals,
+                 sketched_
+                     ? SketchPercentiles(group.sketch, group.totals.min_ns, group.totals.max_ns)
+                     : ComputePercentiles(group.durations)};
       std::vector<uint64_t>().swap(group.durations);
     }
   };

@@ -13,10 +13,6 @@
 namespace optrace::daemon {
 namespace {
 
-// The pass reserves room for at most this many durations up front (512
-// MiB of address space, touched only as spans arrive).
-constexpr uint64_t kMaxReservedDurations = uint64_t{1} << 26;
-
 // The span columns StatsGroupKey reads.
 span_page::ColumnSet GroupKeyColumns(v1::GroupBy by) {
   switch (by) {
@@ -31,6 +27,7 @@ span_page::ColumnSet GroupKeyColumns(v1::GroupBy by) {
 
 // What one thread's share of the pages holds.
 struct SharePass {
+  explicit SharePass(StatsGroups::Limits limits) : groups(limits) {}
   StatsGroups groups;
   uint64_t spans = 0;
 };
@@ -51,7 +48,7 @@ Status PassOverShare(SpanReader& reader, const v1::GetStatsRequest& request, v1:
           ++out->spans;
           out->groups.Add(StatsGroupKey(by, span.name, span.tag, span.target, span.device), span);
         }
-        return true;
+        return !out->groups.exhausted();
       },
       GroupKeyColumns(by) | StatsGroups::kColumns | filter.Columns(), share);
   if (!scanned.ok()) return scanned;
@@ -84,26 +81,34 @@ uint64_t StatsGroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t targ
 
 Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsRequest& request,
                                      v1::GroupBy by, const std::vector<OpAggregateRow>& aggregates,
-                                     uint64_t two_threads_from_spans) {
-  SharePass result;
-  // Room for every OK span of each group (an upper bound under a filter):
-  // no reallocation during the pass. Capped, since the counts are stored
-  // data, not a promise.
-  uint64_t reservable = kMaxReservedDurations;
+                                     const StatsPassOptions& options) {
   uint64_t session_spans = 0;
+  for (const OpAggregateRow& row : aggregates) session_spans += row.totals.count;
+  const bool two_threads = session_spans >= options.two_threads_from_spans &&
+                           options.second_thread && options.second_thread();
+  // Each of two shares keeps half the exact durations; their merge keeps
+  // them all.
+  StatsGroups::Limits share_limits = options.limits;
+  if (two_threads) share_limits.max_exact_durations /= 2;
+  SharePass mine(share_limits);
+  // Room for every OK span of each group (an upper bound under a filter):
+  // no reallocation during the pass. StatsGroups caps it, since the
+  // counts are stored data, not a promise.
   for (const OpAggregateRow& row : aggregates) {
     const OpAggregateKey& k = row.key;
-    const uint64_t room = std::min(row.totals.ok_count, reservable);
-    result.groups.Reserve(StatsGroupKey(by, k.name, k.tag, k.target, k.device), room);
-    reservable -= room;
-    session_spans += row.totals.count;
+    mine.groups.Reserve(StatsGroupKey(by, k.name, k.tag, k.target, k.device), row.totals.ok_count);
   }
-  if (session_spans < two_threads_from_spans) {
-    Status passed = PassOverShare(reader, request, by, PageShare{0, 1}, &result);
+  const auto finish = [](SharePass& pass, size_t threads) {
+    const bool exhausted = pass.groups.exhausted();
+    const bool sketched = pass.groups.sketched();
+    return StatsPassResult{pass.groups.TakeRows(threads), pass.spans, exhausted, sketched};
+  };
+  if (!two_threads) {
+    Status passed = PassOverShare(reader, request, by, PageShare{0, 1}, &mine);
     if (!passed.ok()) return passed;
-    return StatsPassResult{result.groups.TakeRows(), result.spans};
+    return finish(mine, 1);
   }
-  SharePass other;
+  SharePass other(share_limits);
   Status other_status;
   const PageShare other_share{1, 2};
   std::thread second;
@@ -114,16 +119,19 @@ Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsReque
   } catch (const std::system_error&) {
     // No thread to be had: the same share, after this thread's own.
   }
-  Status mine = PassOverShare(reader, request, by, PageShare{0, 2}, &result);
+  Status mine_status = PassOverShare(reader, request, by, PageShare{0, 2}, &mine);
   if (second.joinable()) {
     second.join();
   } else {
     other_status = PassOverShareWithOwnReader(reader.db_path(), request, by, other_share, &other);
   }
-  if (!mine.ok()) return mine;
+  if (!mine_status.ok()) return mine_status;
   if (!other_status.ok()) return other_status;
-  result.groups.Merge(std::move(other.groups));
-  return StatsPassResult{result.groups.TakeRows(2), result.spans + other.spans};
+  SharePass both(options.limits);
+  both.groups.Merge(std::move(mine.groups));
+  both.groups.Merge(std::move(other.groups));
+  both.spans = mine.spans + other.spans;
+  return finish(both, 2);
 }
 
 }  // namespace optrace::daemon

@@ -4,6 +4,7 @@
 #define OPTRACE_DAEMON_QUERY_STATS_PASS_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "common/status.h"
@@ -23,6 +24,21 @@ inline constexpr uint64_t kStatsTwoThreadsFromSpans = 1'000'000;
 struct StatsPassResult {
   std::vector<StatsGroups::Row> rows;
   uint64_t spans = 0;
+  // The spans made more groups than StatsPassOptions::limits allow: the
+  // pass stopped, and rows and spans are not the answer.
+  bool exhausted = false;
+  // More OK spans than the limits' max_exact_durations: the percentiles
+  // come from sketches (within DurationSketch::kRelativeError).
+  bool sketched = false;
+};
+
+struct StatsPassOptions {
+  StatsGroups::Limits limits;
+  // Sessions with at least this many spans (by their aggregates) are read
+  // by two threads, when `second_thread` (asked then only) says the
+  // caller may have one; null: always on the calling thread.
+  uint64_t two_threads_from_spans = kStatsTwoThreadsFromSpans;
+  std::function<bool()> second_thread;
 };
 
 // The group key of a span or an aggregate row with these fields under
@@ -32,18 +48,20 @@ uint64_t StatsGroupKey(v1::GroupBy by, StringId name, StringId tag, uint8_t targ
 
 // Counts every span of `request.session_id()` that passes `request.filter()`
 // into its group (StatsGroupKey of `by`), reading only the columns that
-// needs. `aggregates` are the session's rows, read with `reader`: they size
-// the groups up front and say how large the session is. With at least
-// `two_threads_from_spans` spans, a second thread with a reader of its own
-// (its own connection, snapshot, string cache and filter) reads every other
-// page while the calling thread reads the rest, their groups are merged,
-// and the two threads compute the groups' percentiles; the two snapshots
-// differ only by what was committed between their starts.
+// needs, within `options.limits` (StatsGroups: the pass stops at the first
+// span past max_groups). `aggregates` are the session's rows, read with
+// `reader`: they size the groups up front and say how large the session
+// is. With at least `options.two_threads_from_spans` spans, a second
+// thread with a reader of its own (its own connection, snapshot, string
+// cache and filter) reads every other page while the calling thread reads
+// the rest (each within half of max_exact_durations), their groups are
+// merged, and the two threads compute the groups' percentiles; the two
+// snapshots differ only by what was committed between their starts.
 // Errors: the filter's (SpanFilter::Compile), and the readers'.
 // Thread rules: `reader` is used on the calling thread only.
 Result<StatsPassResult> RunStatsPass(SpanReader& reader, const v1::GetStatsRequest& request,
                                      v1::GroupBy by, const std::vector<OpAggregateRow>& aggregates,
-                                     uint64_t two_threads_from_spans = kStatsTwoThreadsFromSpans);
+                                     const StatsPassOptions& options = {});
 
 }  // namespace optrace::daemon
 

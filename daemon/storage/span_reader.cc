@@ -103,12 +103,16 @@ Status SpanReader::PrepareStatements() {
 
 template <typename T, typename ReadRow>
 Status SpanReader::CollectRows(SqliteStatement& statement, const std::string& what, ReadRow read,
-                               std::vector<T>* out) {
+                               std::vector<T>* out, size_t max_rows) {
   ScopedStatementReset reset(statement);
-  while (true) {
+  for (size_t rows = 0;; ++rows) {
     Result<bool> row = statement.Step();
     if (!row.ok()) return row.status();
     if (!row.value()) return Status::Ok();
+    if (rows == max_rows) {
+      return Status::ResourceExhausted(db_->path() + ": " + what + ": more than " +
+                                       std::to_string(max_rows) + " rows");
+    }
     Result<T> value = read(statement);
     if (!value.ok()) return InContext(value.status(), db_->path() + ": " + what);
     out->push_back(std::move(value).value());
@@ -336,7 +340,7 @@ Result<std::vector<StoredListing>> SpanReader::Listings(SessionId session,
   return listings;
 }
 
-Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {
+Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session, size_t max_rows) {
   std::vector<OpAggregateRow> rows;
   select_aggregates_.BindUint64(1, session);
   Status status = CollectRows(
@@ -346,7 +350,7 @@ Result<std::vector<OpAggregateRow>> SpanReader::Aggregates(SessionId session) {
         if (read.ok()) ReadOpAggregateSketch(row, kOpAggregateColumnCount, &read.value());
         return read;
       },
-      &rows);
+      &rows, max_rows);
   if (!status.ok()) return status;
   return rows;
 }

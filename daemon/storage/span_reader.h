@@ -143,8 +143,10 @@ class SpanReader {
 
   // The op_aggregates rows of `session`, by name, tag, target, device (its
   // `other` row, if any, last: kOtherGroupString is the largest id), with
-  // their sketch bytes.
-  Result<std::vector<OpAggregateRow>> Aggregates(SessionId session);
+  // their sketch bytes. kResourceExhausted when it has more than
+  // `max_rows` (the writer keeps a session to kMaxAggregateGroups + 1;
+  // more come only from a database written otherwise).
+  Result<std::vector<OpAggregateRow>> Aggregates(SessionId session, size_t max_rows = SIZE_MAX);
 
   // The keeps of `session`, by start (none for an unknown session).
   Result<std::vector<KeepRecord>> Keeps(SessionId session);
@@ -173,10 +175,11 @@ class SpanReader {
                                                     const std::string& what);
   // Runs `statement` (parameters bound) and appends what `read` makes of
   // each row to `out`; a row `read` rejects ends it with that error, named
-  // with `what` (e.g. "instants of session 3").
+  // with `what` (e.g. "instants of session 3"). A row past `max_rows`
+  // ends it with kResourceExhausted (naming `what` and the bound).
   template <typename T, typename ReadRow>
   Status CollectRows(SqliteStatement& statement, const std::string& what, ReadRow read,
-                     std::vector<T>* out);
+                     std::vector<T>* out, size_t max_rows = SIZE_MAX);
 
   // The buffers of page reads (see ScratchScope).
   struct PageScratch {

@@ -97,6 +97,7 @@ class SqliteSpanStore final : public SpanStore {
     // Acquire: pairs with the release store after each commit.
     return committed_sequence_.load(std::memory_order_acquire);
   }
+  std::vector<StoreBatch> TakeRefused() override;
   bool Flush(int timeout_ms) override;
   StoreStatus GetStatus() const override;
 
@@ -144,6 +145,7 @@ class SqliteSpanStore final : public SpanStore {
   // (push_back never moves existing deque elements).
   std::deque<StoreBatch> queue_;                     // GUARDED_BY(mu_)
   std::deque<std::function<void()>> pending_tasks_;  // GUARDED_BY(mu_): OnWriter's
+  std::vector<StoreBatch> refused_;                  // GUARDED_BY(mu_): for TakeRefused
   uint64_t submitted_ = 0;                           // GUARDED_BY(mu_): batches accepted
   uint64_t finished_ = 0;            // GUARDED_BY(mu_): batches committed or dropped
   uint64_t queued_spans_ = 0;        // GUARDED_BY(mu_)
@@ -249,6 +251,13 @@ Result<KeepRecord> SqliteSpanStore::RecordKeep(const KeepRequest& request) {
   return kept;
 }
 
+std::vector<StoreBatch> SqliteSpanStore::TakeRefused() {
+  std::vector<StoreBatch> refused;
+  std::lock_guard<std::mutex> lock(mu_);
+  refused.swap(refused_);
+  return refused;
+}
+
 bool SqliteSpanStore::Flush(int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t target = submitted_;
@@ -316,7 +325,7 @@ void SqliteSpanStore::WriterLoop() {
 }
 
 void SqliteSpanStore::FinishHead(const Status& written) {
-  const StoreBatch& batch = queue_.front();
+  StoreBatch& batch = queue_.front();
   const size_t spans = batch.SpanCount();
   if (written.ok()) {
     ++counters_.batches_committed;
@@ -332,6 +341,9 @@ void SqliteSpanStore::FinishHead(const Status& written) {
     ++counters_.batches_dropped;
     counters_.last_error =
         "batch " + std::to_string(batch.sequence) + " dropped: " + written.message();
+    // Before a later batch can commit and move committed_sequence_ past
+    // it: TakeRefused's promise.
+    refused_.push_back(std::move(batch));
   }
   queued_spans_ -= spans;
   queue_.pop_front();

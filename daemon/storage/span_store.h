@@ -66,7 +66,7 @@ struct StoreStatus {
   uint64_t write_errors = 0;        // failed transactions (retried, or dropped below)
   uint64_t batches_dropped = 0;     // refused by the database itself (e.g. a constraint):
                                     // not retried, since the same write fails again;
-                                    // Flush counts them as done
+                                    // Flush counts them as done, TakeRefused returns them
   std::string last_error;           // "" when the last write succeeded
   uint64_t db_bytes = 0;            // main file + WAL
   uint64_t sessions_deleted_by_retention = 0;
@@ -115,8 +115,21 @@ class SpanStore {
   virtual Result<WindowLimits> SetWindow(SessionId session, std::optional<WindowLimits> own,
                                          int timeout_ms) = 0;
 
-  // The highest sequence committed so far (thread-safe, lock-free).
+  // The highest sequence committed so far (thread-safe, lock-free). A
+  // batch the database refused does not count as committed, but a later
+  // one that commits moves this past it: TakeRefused says which.
   virtual uint64_t CommittedSequence() const = 0;
+
+  // Hands back, whole and in the order they were refused, the batches the
+  // database refused for their content since the last call (SqliteError's
+  // kInvalidArgument: a constraint, a value too big; not retried, since
+  // the same write fails again), so that the caller can count what they
+  // held and submit again what must not be lost (records, cursors,
+  // strings). Every batch refused before a CommittedSequence() call
+  // returned S is among those returned by a call made after it. The store
+  // keeps them until taken: REQUIRES the submitter to call it as often as
+  // it looks at CommittedSequence. Thread-safe.
+  virtual std::vector<StoreBatch> TakeRefused() = 0;
 
   // Blocks until every batch submitted so far is committed, or `timeout_ms`
   // passes (then returns false). For shutdown and tests.

@@ -220,8 +220,11 @@ void GetStats(benchmark::State& state, v1::GroupBy by, const char* name_pattern,
   request.mutable_filter()->set_target(target);
   request.set_exact(exact);
   v1::GetStatsResponse response;
+  // As the daemon answers a caller with a thread to spare.
+  optrace::daemon::QueryLimits limits;
+  limits.second_thread = [] { return true; };
   for (auto _ : state) {
-    Status done = optrace::daemon::GetStats(data->reader(), request, &response);
+    Status done = optrace::daemon::GetStats(data->reader(), request, limits, &response);
     if (!done.ok()) return state.SkipWithError(done.message().c_str());
   }
   state.counters["rows"] = response.rows_size();
@@ -278,7 +281,7 @@ void BM_CompareSessions(benchmark::State& state) {
   request.set_by(v1::GROUP_BY_TAG);
   v1::CompareSessionsResponse response;
   for (auto _ : state) {
-    Status done = optrace::daemon::CompareSessions(data->reader(), request, &response);
+    Status done = optrace::daemon::CompareSessions(data->reader(), request, {}, &response);
     if (!done.ok()) return state.SkipWithError(done.message().c_str());
   }
   state.counters["rows"] = response.rows_size();

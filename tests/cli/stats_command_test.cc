@@ -95,8 +95,15 @@ TEST(StatsTableTest, Source_SaidOnTheTotalsLine) {
             "30 spans, 4.00 ms in ops; whole session, from aggregates; percentiles ±0.8% over 25 "
             "of 30 ok spans; 12 groups folded into (other)");
   stats.set_source(v1::STATS_SOURCE_SPANS);
+  stats.set_groups_folded(0);
+  stats.set_percentiles_exact(true);
   EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
             "30 spans, 4.00 ms in ops; over the stored spans; exact percentiles");
+  // A pass over more OK spans than the daemon keeps exact.
+  stats.set_percentiles_exact(false);
+  EXPECT_EQ(SplitLines(RenderStatsTable(stats, v1::GROUP_BY_NAME, 0, Palette(false)))[3],
+            "30 spans, 4.00 ms in ops; over the stored spans; percentiles ±0.8% (sketched: too "
+            "many to keep)");
 }
 
 // A parent op whose time is mostly its child's: 3 ms in all, 2.5 ms of

@@ -92,13 +92,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1: {
       optrace::v1::GetStatsRequest r;
       optrace::v1::GetStatsResponse out;
-      if (r.ParseFromString(body)) GetStats(*g_reader, r, &out);
+      if (r.ParseFromString(body)) GetStats(*g_reader, r, QueryLimits{}, &out);
       break;
     }
     case 2: {
       optrace::v1::CompareSessionsRequest r;
       optrace::v1::CompareSessionsResponse out;
-      if (r.ParseFromString(body)) CompareSessions(*g_reader, r, &out);
+      if (r.ParseFromString(body)) CompareSessions(*g_reader, r, QueryLimits{}, &out);
       break;
     }
     case 3: {

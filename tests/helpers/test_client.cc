@@ -18,6 +18,10 @@
 //     until killed.
 //   optrace-test-client stall-export SOCKET STREAMS SESSION_ID
 //     The same with Export streams (CSV) of a stored session.
+//   optrace-test-client read-session SOCKET SESSION_ID
+//     Reads the session's first 1000 spans (QueryOps) and its CSV export
+//     to the end, and prints "queryops CODE SPANS export CODE BYTES", then
+//     each failure's message on a line of its own.
 //   optrace-test-client status-loop SOCKET SECONDS
 //     Calls GetStatus (5 s deadline) back to back for SECONDS, then prints
 //     "answered N failed M p50_us A p99_us B max_us C" and the first
@@ -171,6 +175,41 @@ int StallExport(const std::string& socket, int streams, uint64_t session) {
                       });
 }
 
+int ReadSession(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
+  std::string failures;
+  const auto finish = [&](const grpc::Status& status) {
+    if (!status.ok()) failures += status.error_message() + "\n";
+    return status.error_code();
+  };
+  uint64_t spans = 0;
+  int queryops_code = 0;
+  {
+    grpc::ClientContext ctx;
+    optrace::v1::QueryOpsRequest request;
+    request.set_session_id(session);
+    auto stream = stub.QueryOps(&ctx, request);
+    optrace::v1::QueryOpsResponse page;
+    while (stream->Read(&page)) spans += static_cast<uint64_t>(page.spans_size());
+    queryops_code = finish(stream->Finish());
+  }
+  uint64_t bytes = 0;
+  int export_code = 0;
+  {
+    grpc::ClientContext ctx;
+    optrace::v1::ExportRequest request;
+    request.set_session_id(session);
+    request.set_format(optrace::v1::EXPORT_FORMAT_CSV);
+    auto stream = stub.Export(&ctx, request);
+    optrace::v1::ExportChunk chunk;
+    while (stream->Read(&chunk)) bytes += chunk.data().size();
+    export_code = finish(stream->Finish());
+  }
+  std::printf("queryops %d %llu export %d %llu\n%s", queryops_code,
+              static_cast<unsigned long long>(spans), export_code,
+              static_cast<unsigned long long>(bytes), failures.c_str());
+  return 0;
+}
+
 int StatusLoop(optrace::v1::OpTrace::Stub& stub, double seconds) {
   std::vector<int64_t> micros;
   int failed = 0;
@@ -213,12 +252,12 @@ int main(int argc, char** argv) {
     return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   }
   if (mode != "tail" && mode != "probe" && mode != "probe-keeps" &&
-      !(mode == "status-loop" && argc == 4)) {
+      !(mode == "read-session" && argc == 4) && !(mode == "status-loop" && argc == 4)) {
     std::fprintf(
         stderr,
         "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | probe-keeps SOCKET SESSION_ID | "
         "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
-        "status-loop SOCKET SECONDS\n",
+        "read-session SOCKET SESSION_ID | status-loop SOCKET SECONDS\n",
         argv[0]);
     return 2;
   }
@@ -229,5 +268,6 @@ int main(int argc, char** argv) {
   if (mode == "status-loop") return StatusLoop(*stub, std::atof(argv[3]));
   const uint64_t session = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
   if (mode == "probe-keeps") return ProbeKeeps(*stub, session);
+  if (mode == "read-session") return ReadSession(*stub, session);
   return Probe(*stub, session);
 }

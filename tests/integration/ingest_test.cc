@@ -1,10 +1,12 @@
 // Ingest from a process's first op (issue 14): the start-up handshake, the
 // wake-ups of a sleeping drain thread, and what happens when no daemon, or
-// a stuck one, is there. A real optraced, real producer processes, the
-// daemon's counters over its real gRPC socket, its real SQLite file.
+// a stuck one, is there; and what a batch the database refuses costs. A
+// real optraced, real producer processes, the daemon's counters over its
+// real gRPC socket, its real SQLite file.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <map>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "producer_report.h"
 #include "storage/span_reader.h"
+#include "storage/sqlite_connection.h"
 #include "subprocess.h"
 #include "temp_folder.h"
 
@@ -65,14 +68,22 @@ class IngestTest : public ::testing::Test {
     return found;
   }
 
-  // One of the daemon's GetStatus counters.
-  uint64_t Counter(const std::string& name) {
-    auto stub = v1::OpTrace::NewStub(
+  std::unique_ptr<v1::OpTrace::Stub> Stub() {
+    return v1::OpTrace::NewStub(
         grpc::CreateChannel("unix:" + daemon_.socket_path(), grpc::InsecureChannelCredentials()));
+  }
+
+  v1::GetStatusResponse StatusReport() {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + 10s);
     v1::GetStatusResponse status;
-    EXPECT_TRUE(stub->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok());
+    EXPECT_TRUE(Stub()->GetStatus(&ctx, v1::GetStatusRequest(), &status).ok());
+    return status;
+  }
+
+  // One of the daemon's GetStatus counters.
+  uint64_t Counter(const std::string& name) {
+    const v1::GetStatusResponse status = StatusReport();
     auto it = status.counters().find(name);
     EXPECT_NE(it, status.counters().end()) << "no counter " << name;
     return it == status.counters().end() ? 0 : it->second;
@@ -246,6 +257,107 @@ TEST_F(IngestTest, Lossless_UnknownModeOrTimeout_NamedOnStderrDefaultsUsed) {
                                          "in [1, 60000]; using 1000"),
             std::string::npos)
       << producer->stderr_text();
+}
+
+TEST_F(IngestTest, DatabaseRefusesABatch_LossInTheSessionsDropsNamesKeptSegmentGoesOnlyOnceEnded) {
+  // A database that refuses one op's aggregates, and with them the whole
+  // batch that carries that op: a constraint of SQLite's own, added while
+  // no daemon runs.
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+  ASSERT_EQ(daemon_.Stop(), 0);
+  {
+    auto db = daemon::SqliteConnection::Open(daemon_.db_path(),
+                                             daemon::SqliteOpenMode::kReadWriteCreate, 1000);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    const optrace::Status created = db.value()->Exec(
+        "CREATE TRIGGER refuse_poison BEFORE INSERT ON op_aggregates WHEN NEW.name IN "
+        "(SELECT id FROM strings WHERE text = 'poison_op') BEGIN "
+        "SELECT RAISE(ABORT, 'refused by the test'); END");
+    ASSERT_TRUE(created.ok()) << created.message();
+  }
+  ASSERT_TRUE(daemon_.Start()) << daemon_.log();
+
+  // Its last op is the refused one, which it runs right before it exits.
+  auto victim = StartProducer({"--ops", "100", "--tagged", "poison_op", "t"});
+  const auto segment_line = victim->WaitForLine("segment=", 20s);
+  ASSERT_TRUE(segment_line.has_value()) << victim->stderr_text();
+  const std::string segment = "/dev/shm/" + segment_line->substr(std::string("segment=").size());
+  ASSERT_TRUE(victim->Wait(30s).has_value());
+  const auto done = DoneCounts(*victim);
+  ASSERT_FALSE(done.empty()) << victim->stderr_text();
+  ASSERT_TRUE(WaitUntil([&] { return Counter("batches_dropped") >= 1; }, 30s)) << daemon_.log();
+
+  // A second process runs the same ops, whose names were interned for the
+  // refused batch: its own batches carry only their ids.
+  auto witness = StartProducer({"--ops", "50"});
+  ASSERT_TRUE(witness->Wait(30s).has_value());
+  const auto witness_record = WaitForEnd(static_cast<uint32_t>(witness->pid()));
+  ASSERT_TRUE(witness_record.has_value()) << daemon_.log();
+
+  // The victim's segment goes only once its end is stored.
+  ASSERT_TRUE(WaitUntil([&] { return ::access(segment.c_str(), F_OK) != 0; }, 30s))
+      << segment << " was never removed";
+  auto reader = daemon::SpanReader::Open(daemon_.db_path());
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  std::optional<SessionRecord> victim_record;
+  auto sessions = reader.value()->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status().message();
+  for (const SessionRecord& r : sessions.value()) {
+    if (r.pid == static_cast<uint32_t>(victim->pid())) victim_record = r;
+  }
+  ASSERT_TRUE(victim_record.has_value()) << "segment removed, session never stored";
+  EXPECT_EQ(victim_record->state, SessionState::kExited) << "segment removed while running";
+
+  // Every event the victim wrote is stored or counted in its own drops.
+  auto db =
+      daemon::SqliteConnection::Open(daemon_.db_path(), daemon::SqliteOpenMode::kReadOnly, 1000);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  const auto stored_spans = db.value()->QueryInt64(
+      "SELECT coalesce(sum(span_count), 0) FROM span_pages "
+      "WHERE session_id = " +
+      std::to_string(victim_record->id));
+  ASSERT_TRUE(stored_spans.ok()) << stored_spans.status().message();
+  EXPECT_GT(victim_record->dropped_shed, 0u) << "the refused batch is the session's loss";
+  EXPECT_EQ(victim_record->events, EventsOf(done));
+  EXPECT_EQ(2 * static_cast<uint64_t>(stored_spans.value()) + victim_record->dropped_shed,
+            EventsOf(done))
+      << "stored " << stored_spans.value() << " spans, dropped " << victim_record->dropped_shed;
+
+  // GetSession (optrace sessions show) and GetStatus (optrace status) say so.
+  grpc::ClientContext session_context;
+  v1::GetSessionRequest session_request;
+  session_request.set_session_id(victim_record->id);
+  v1::GetSessionResponse session;
+  ASSERT_TRUE(Stub()->GetSession(&session_context, session_request, &session).ok());
+  EXPECT_EQ(session.session().drops().shed(), victim_record->dropped_shed);
+  EXPECT_GE(session.session().drops().total(), victim_record->dropped_shed);
+  const v1::GetStatusResponse status = StatusReport();
+  EXPECT_GE(status.all_sessions_drops().shed(), victim_record->dropped_shed);
+  const auto counter = [&](const std::string& name) {
+    const auto it = status.counters().find(name);
+    return it == status.counters().end() ? uint64_t{0} : it->second;
+  };
+  EXPECT_EQ(counter("events_refused"), victim_record->dropped_shed);
+  EXPECT_EQ(counter("batches_dropped"), 1u);
+
+  // The witness's spans have their names.
+  grpc::ClientContext ops_context;
+  v1::QueryOpsRequest ops_request;
+  ops_request.set_session_id(witness_record->id);
+  ops_request.set_limit(100000);
+  auto ops = Stub()->QueryOps(&ops_context, ops_request);
+  v1::QueryOpsResponse page;
+  uint64_t named = 0;
+  uint64_t spans = 0;
+  while (ops->Read(&page)) {
+    for (const v1::Span& span : page.spans()) {
+      ++spans;
+      if (!span.name().empty()) ++named;
+    }
+  }
+  ASSERT_TRUE(ops->Finish().ok());
+  EXPECT_EQ(spans, witness_record->spans);
+  EXPECT_EQ(named, spans) << "names that came with the refused batch are stored with a later one";
 }
 
 }  // namespace

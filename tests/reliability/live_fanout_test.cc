@@ -24,40 +24,15 @@ using namespace std::chrono_literals;
 // window is full.
 constexpr uint64_t kStalledTailBoundKib = 128;
 
+// What one stalled batched tail waiting for its uid's share may cost: its
+// cursor and gRPC's state of the stream, no message (a batch is up to 64
+// KiB, about 110 KiB before batches had a byte bound).
+constexpr uint64_t kParkedTailBoundKib = 32;
+
 // The daemon's own memory (heap, stacks, its files' pages) beside 300
 // stalled tails and a producer at 500k pairs/s. The producer's rings that
 // the daemon maps are the producer's memory, counted apart (RssShmem).
 constexpr uint64_t kPrivatePeakBoundKib = 128 << 10;
-
-// Samples a process's RSS, whole and private (without shared-memory
-// pages), every 50 ms on a thread of its own.
-class RssSampler {
- public:
-  explicit RssSampler(pid_t pid) : pid_(pid), thread_([this] { Run(); }) {}
-  ~RssSampler() { Stop(); }
-  void Stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  // REQUIRES: Stop() was called.
-  uint64_t peak_kib() const { return peak_kib_; }
-  // REQUIRES: Stop() was called.
-  uint64_t private_peak_kib() const { return private_peak_kib_; }
-
- private:
-  void Run() {
-    while (!stop_.load()) {
-      peak_kib_ = std::max(peak_kib_, ResidentKib(pid_));
-      private_peak_kib_ = std::max(private_peak_kib_, PrivateResidentKib(pid_));
-      std::this_thread::sleep_for(50ms);
-    }
-  }
-  const pid_t pid_;
-  std::atomic<bool> stop_{false};
-  uint64_t peak_kib_ = 0;
-  uint64_t private_peak_kib_ = 0;
-  std::thread thread_;
-};
 
 std::string WriteConfig(const TempFolder& folder, const std::string& text) {
   const std::string path = folder.path() + "/optraced.toml";
@@ -345,6 +320,70 @@ TEST(LiveFanoutTest, BytesInFlightCap_NewStreamRefusedNamingTheCap) {
   EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
   ReportFigure("cap 64 KiB in flight per uid, 20 stalled tails: a new tail got \"" +
                refused.error_message() + "\"");
+}
+
+TEST(LiveFanoutTest, StalledBatchedTailsOfOneUid_HeldBytesWithinItsBoundOtherUidServed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to call as another uid";
+  constexpr uint64_t kBound = 64 << 10;
+  constexpr int kTails = 500;
+  TempFolder folder;
+  DaemonProcess daemon(
+      folder.path(),
+      {"--config", WriteConfig(folder, "max_bytes_in_flight_per_uid = \"64KiB\"\n")});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  OpenSocketToAll(folder, daemon);
+  const pid_t pid = DaemonPid(daemon);
+  ASSERT_GT(pid, 0);
+  auto stub = v1::OpTrace::NewStub(NewConnection(daemon.socket_path()));
+  // Opened before anything flows: a uid at its bound may open no stream.
+  Subprocess stalled(
+      {OPTRACE_TEST_CLIENT, "stall", daemon.socket_path(), std::to_string(kTails), "10", "batch"});
+  ASSERT_TRUE(stalled.WaitForLine("opened", 30s).has_value()) << stalled.stderr_text();
+  ASSERT_TRUE(WaitForTails(*stub, kTails, 30s));
+  std::this_thread::sleep_for(500ms);
+  const uint64_t before_kib = PrivateResidentKib(pid);
+  // Every tail has a full batch to send at every moment.
+  auto load = StartLoadProducer(1, 50'000, 600);
+  std::this_thread::sleep_for(2s);
+  // What uid 0's streams hold, as the daemon counts it and in the daemon's
+  // memory, while the stalled tails have filled what their clients take.
+  RssSampler rss(pid);
+  uint64_t most_held = 0;
+  for (int i = 0; i < 100; ++i) {
+    const auto status = DaemonStatus(*stub);
+    ASSERT_TRUE(status.has_value());
+    most_held = std::max(most_held, Counter(*status, "stream_bytes_in_flight"));
+    std::this_thread::sleep_for(20ms);
+  }
+  rss.Stop();
+  const uint64_t stalled_kib = rss.private_peak_kib();
+  // Another uid is not the offender: its tail is served its own events.
+  Subprocess other_load({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                         OPTRACE_LOAD, "--threads", "1", "--rate", "1000", "--seconds", "600"},
+                        {{"OPTRACE_LEVEL", "trace"}});
+  Subprocess other({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    OPTRACE_TEST_CLIENT, "tail", daemon.socket_path()});
+  const bool served = other.WaitForLine("event ", 20s).has_value();
+  other.Kill(SIGKILL);
+  other_load.Kill(SIGKILL);
+  stalled.Kill(SIGKILL);
+  load->Kill(SIGKILL);
+  EXPECT_LE(most_held, kBound) << "uid 0's streams held more than max_bytes_in_flight_per_uid";
+  EXPECT_GT(most_held, 0u) << "the stalled tails held nothing: did they stall?";
+  // A stalled tail waiting for its uid's share holds no message: what the
+  // load and the tails add to the daemon is the ingest's working memory
+  // and the bound, not a batch (about 110 KiB) each.
+  const uint64_t added_kib = stalled_kib > before_kib ? stalled_kib - before_kib : 0;
+  EXPECT_LT(added_kib, kTails * kParkedTailBoundKib + (kBound >> 10))
+      << kTails << " stalled tails added " << added_kib << " KiB";
+  EXPECT_TRUE(served) << other.stdout_text() << other.stderr_text();
+  EXPECT_EQ(daemon.Stop(), 0) << daemon.log();
+  ReportFigure("cap 64 KiB in flight per uid, " + std::to_string(kTails) +
+               " stalled batched tails of uid 0 beside 50k pairs/s: at most " +
+               std::to_string(most_held) + " bytes held (stream_bytes_in_flight), " +
+               std::to_string(added_kib) + " KiB added to the daemon's own memory by the load " +
+               "(bound " + std::to_string(kTails * kParkedTailBoundKib + (kBound >> 10)) +
+               "); uid 65534's tail " + (served ? "served" : "not served"));
 }
 
 TEST(LiveFanoutTest, ClientKilledMidStream_ItsShareReleasedAtOnce) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -111,6 +112,19 @@ uint64_t PrivateResidentKib(pid_t pid) {
   const uint64_t resident = StatusFieldKib(pid, "VmRSS");
   const uint64_t shared = StatusFieldKib(pid, "RssShmem");
   return resident > shared ? resident - shared : 0;
+}
+
+void RssSampler::Stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void RssSampler::Run() {
+  while (!stop_.load()) {
+    peak_kib_ = std::max(peak_kib_, ResidentKib(pid_));
+    private_peak_kib_ = std::max(private_peak_kib_, PrivateResidentKib(pid_));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 std::shared_ptr<grpc::Channel> NewConnection(const std::string& socket_path) {

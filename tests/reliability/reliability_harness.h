@@ -7,12 +7,14 @@
 #include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon_process.h"
@@ -97,6 +99,29 @@ uint64_t ResidentKib(pid_t pid);
 // the latter are the producers' rings, which the producers own and which
 // count in every process that maps them.
 uint64_t PrivateResidentKib(pid_t pid);
+
+// Samples a process's RSS, whole and private (PrivateResidentKib), every
+// 50 ms on a thread of its own until Stop.
+class RssSampler {
+ public:
+  explicit RssSampler(pid_t pid) : pid_(pid), thread_([this] { Run(); }) {}
+  ~RssSampler() { Stop(); }
+  RssSampler(const RssSampler&) = delete;
+  RssSampler& operator=(const RssSampler&) = delete;
+  void Stop();
+  // REQUIRES: Stop() was called.
+  uint64_t peak_kib() const { return peak_kib_; }
+  // REQUIRES: Stop() was called.
+  uint64_t private_peak_kib() const { return private_peak_kib_; }
+
+ private:
+  void Run();
+  const pid_t pid_;
+  std::atomic<bool> stop_{false};
+  uint64_t peak_kib_ = 0;
+  uint64_t private_peak_kib_ = 0;
+  std::thread thread_;
+};
 
 // A channel to the daemon at unix socket `socket_path` on a connection of
 // its own: gRPC shares one connection between channels with equal

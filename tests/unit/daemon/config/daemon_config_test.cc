@@ -256,28 +256,44 @@ TEST(DaemonConfigTest, NodeName_Unset_HostName) {
   EXPECT_EQ(NodeName(DefaultConfig()), host);
 }
 
-TEST(DaemonConfigTest, StreamCaps_AppliedAndOutOfRangeRefusedNamingTheKey) {
+TEST(DaemonConfigTest, StreamAndQueryCaps_AppliedAndOutOfRangeRefusedNamingTheKey) {
   testing::TempFolder folder;
   DaemonConfig c = DefaultConfig();
   const Status st = ApplyConfigFile(WriteFile(folder, R"(
 max_streams_per_uid = 8
 max_bytes_in_flight_per_uid = "1MiB"
 max_threaded_streams = 4
+max_threaded_streams_per_uid = 2
+max_query_groups = 50000
+max_query_durations_bytes = "64MiB"
+max_open_ops_returned = 200
 )"),
                                     &c);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(c.max_streams_per_uid, 8u);
   EXPECT_EQ(c.max_bytes_in_flight_per_uid, 1u << 20);
   EXPECT_EQ(c.max_threaded_streams, 4u);
+  EXPECT_EQ(c.max_threaded_streams_per_uid, 2u);
+  EXPECT_EQ(c.max_query_groups, 50'000u);
+  EXPECT_EQ(c.max_query_durations_bytes, 64u << 20);
+  EXPECT_EQ(c.max_open_ops_returned, 200u);
   EXPECT_TRUE(ValidateConfig(c).ok());
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, uint64_t>>{{"max_streams_per_uid", 0},
                                                      {"max_threaded_streams", 25},
-                                                     {"max_bytes_in_flight_per_uid", 1000}}) {
+                                                     {"max_bytes_in_flight_per_uid", 1000},
+                                                     {"max_threaded_streams_per_uid", 0},
+                                                     {"max_query_groups", 1'000'001},
+                                                     {"max_query_durations_bytes", 1000},
+                                                     {"max_open_ops_returned", 0}}) {
     DaemonConfig bad = c;
     if (key == "max_streams_per_uid") bad.max_streams_per_uid = value;
     if (key == "max_threaded_streams") bad.max_threaded_streams = value;
     if (key == "max_bytes_in_flight_per_uid") bad.max_bytes_in_flight_per_uid = value;
+    if (key == "max_threaded_streams_per_uid") bad.max_threaded_streams_per_uid = value;
+    if (key == "max_query_groups") bad.max_query_groups = value;
+    if (key == "max_query_durations_bytes") bad.max_query_durations_bytes = value;
+    if (key == "max_open_ops_returned") bad.max_open_ops_returned = value;
     const Status refused = ValidateConfig(bad);
     EXPECT_FALSE(refused.ok()) << key;
     EXPECT_NE(refused.message().find(key), std::string::npos) << refused.message();
@@ -334,6 +350,10 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"max_streams_per_uid", "8"},
     {"max_bytes_in_flight_per_uid", R"("1MiB")"},
     {"max_threaded_streams", "4"},
+    {"max_threaded_streams_per_uid", "2"},
+    {"max_query_groups", "50000"},
+    {"max_query_durations_bytes", R"("64MiB")"},
+    {"max_open_ops_returned", "200"},
 };
 
 TEST(DaemonConfigTest, KeyTable_UnknownKeyErrorListsEveryKeyOnceInTableOrder) {

@@ -198,4 +198,21 @@ TEST(SpanCorrelatorTest, StackedLaunchesAtFinish_StoredIncomplete) {
 }
 
 }  // namespace
+TEST(SpanCorrelatorTest, OpenLaunches_AtMostMax_TheOldestInOpIdOrder) {
+  SpanCorrelator c = Make();
+  CorrelatorOutput out;
+  // Nested on three threads, ids not in arrival order.
+  const uint64_t ids[] = {40, 7, 23, 5, 31, 12, 19, 2};
+  for (size_t i = 0; i < std::size(ids); ++i) {
+    c.Add(Half(kL, ids[i], 10 + i, static_cast<uint32_t>(1 + i % 3)), &out);
+  }
+  const std::vector<HalfOp> oldest = c.OpenLaunches(3);
+  ASSERT_EQ(oldest.size(), 3u);
+  EXPECT_EQ(oldest[0].op_id, 2u);
+  EXPECT_EQ(oldest[1].op_id, 5u);
+  EXPECT_EQ(oldest[2].op_id, 7u);
+  EXPECT_EQ(c.OpenLaunches().size(), std::size(ids));
+  EXPECT_TRUE(c.OpenLaunches(0).empty());
+}
+
 }  // namespace optrace::daemon

@@ -9,6 +9,7 @@
 #include "common/clock_now.h"
 #include "held_producer.h"
 #include "storage/span_reader.h"
+#include "store_test_data.h"
 #include "temp_folder.h"
 #include "write_lock_holder.h"
 
@@ -36,6 +37,14 @@ class BatchPipelineTest : public ::testing::Test {
     while (session->Drain(1 << 20, reader::DrainMode::kLive, ClockNowNs(CLOCK_MONOTONIC))) {
     }
     sessions_[id] = std::move(session);
+  }
+
+  // AddDrained, then the producer is killed and its session finished.
+  void AddKilled(SessionId id) {
+    AddDrained(id);
+    producers_.back()->Kill();
+    sessions_[id]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
+                          ClockNowNs(CLOCK_MONOTONIC));
   }
 
   std::optional<SessionRecord> Stored(SessionId id) {
@@ -99,10 +108,7 @@ TEST_F(BatchPipelineTest, ApplyCommits_FinishedSession_ReturnedOnceItsEndIsStore
   OpenStore(64);
   BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
   pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
-  AddDrained(7);
-  producers_.back()->Kill();
-  sessions_[7]->Finish(static_cast<int64_t>(ClockNowNs(CLOCK_REALTIME)),
-                       ClockNowNs(CLOCK_MONOTONIC));
+  AddKilled(7);
   pipeline.CutSoon();
   EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));
   ASSERT_TRUE(store_->Flush(10'000));
@@ -142,6 +148,61 @@ TEST_F(BatchPipelineTest, Cut_StoreRefuses_ShedsCountsTheEventsAndStoresTheRecor
   const auto stored = Stored(2);
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->dropped_shed, counters_.events_shed.load());
+}
+
+TEST_F(BatchPipelineTest,
+       ApplyCommits_DatabaseRefusesABatch_LossCountedNamesKeptSegmentKeptUntilEndStored) {
+  OpenStore(64);
+  // A constraint of the database's own (real SQLite, not a mock): every
+  // span page of session 7 is refused, and with it the whole batch that
+  // carries it, the session's end and the names its ops interned.
+  ASSERT_EQ(testing::QueryColumn(path_,
+                                 "CREATE TRIGGER refuse_session_7 BEFORE INSERT ON span_pages "
+                                 "WHEN NEW.session_id = 7 BEGIN "
+                                 "SELECT RAISE(ABORT, 'refused by the test'); END"),
+            std::vector<std::string>{});
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
+  pipeline.StartClock(ClockNowNs(CLOCK_MONOTONIC));
+  AddKilled(7);
+  pipeline.CutSoon();
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));  // batch 1
+  ASSERT_TRUE(store_->Flush(10'000));
+  ASSERT_EQ(store_->GetStatus().batches_dropped, 1u) << store_->GetStatus().last_error;
+
+  // Session 8 runs the same ops, whose names batch 1 took from the
+  // dictionary: its batch carries their ids only, and commits.
+  AddDrained(8);
+  pipeline.CutSoon();
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));  // batch 2
+  ASSERT_TRUE(store_->Flush(10'000));
+  ASSERT_EQ(store_->CommittedSequence(), 2u);
+
+  EXPECT_TRUE(pipeline.ApplyCommits(sessions_).empty())
+      << "session 7's segment would go while the database does not hold its end";
+  ASSERT_TRUE(sessions_[7]->HasPending()) << "its record goes into the next batch";
+  const uint64_t events = sessions_[7]->record().events;
+  EXPECT_EQ(counters_.events_refused.load(), events) << "every event of session 7 was in batch 1";
+  pipeline.CutSoon();
+  EXPECT_FALSE(pipeline.Cut(ClockNowNs(CLOCK_MONOTONIC), sessions_));  // batch 3
+  ASSERT_TRUE(store_->Flush(10'000));
+  EXPECT_EQ(store_->GetStatus().batches_dropped, 1u) << store_->GetStatus().last_error;
+  EXPECT_EQ(pipeline.ApplyCommits(sessions_), std::vector<SessionId>{7}) << "its end is stored now";
+
+  const auto stored = Stored(7);
+  ASSERT_TRUE(stored.has_value()) << "the session is stored, with its loss";
+  EXPECT_EQ(stored->state, SessionState::kCrashed);
+  EXPECT_EQ(stored->events, events);
+  EXPECT_EQ(stored->dropped_shed, events) << "a refused batch counts as lost, in the session";
+  auto reader = testing::OpenReader(path_);
+  const std::vector<Span> spans = testing::ReadSpans(*reader, 8);
+  ASSERT_EQ(spans.size(), kSpans);
+  for (const Span& span : spans) {
+    EXPECT_EQ(testing::QueryColumn(path_, "SELECT count(*) FROM strings WHERE id = " +
+                                              std::to_string(span.name) + " AND text != ''"),
+              std::vector<std::string>{"1"})
+        << "session 8's op " << span.op_id << ": its name " << span.name
+        << " came with the refused batch and must be stored with a later one";
+  }
 }
 
 }  // namespace

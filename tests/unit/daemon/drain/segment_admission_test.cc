@@ -15,6 +15,7 @@
 #include "common/segment_name.h"
 #include "held_producer.h"
 #include "segment_reading.h"
+#include "store_test_data.h"
 #include "temp_folder.h"
 
 namespace optrace::daemon {
@@ -79,6 +80,16 @@ class SegmentAdmissionTest : public ::testing::Test {
     ASSERT_TRUE(store_->Flush(10'000));
   }
 
+  // Stores session `id` of segment `segment_name` as ended.
+  void StoreEnded(SessionId id, const std::string& segment_name) {
+    StoreBatch batch;
+    SessionRecord& ended = batch.sessions.emplace_back();
+    ended.id = id;
+    ended.segment_name = segment_name;
+    ended.state = SessionState::kExited;
+    StoreAndFlush(std::move(batch));
+  }
+
   std::optional<SessionRecord> Stored(SessionId id) {
     auto record = reader_->GetSession(id);
     EXPECT_TRUE(record.ok()) << record.status().message();
@@ -137,19 +148,39 @@ TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfARunningStoredSession_ContinuesI
 TEST_F(SegmentAdmissionTest, TryAttach_SegmentOfAnEndedStoredSession_RemovedAndNeverRetried) {
   HeldProducer producer(1, 1, &dictionary_);
   ASSERT_TRUE(producer.ok());
-  StoreBatch batch;
-  SessionRecord ended;
-  ended.id = 9;
-  ended.segment_name = producer.segment_name();
-  ended.state = SessionState::kExited;
-  batch.sessions.push_back(ended);
-  StoreAndFlush(std::move(batch));
+  StoreEnded(9, producer.segment_name());
   SegmentAdmission admission = MakeAdmission();
   admission.Resume(ResumeState{});
   ASSERT_TRUE(ShmFileExists(producer.segment_name()));
   EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value());
   EXPECT_FALSE(ShmFileExists(producer.segment_name())) << "removed";
   EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not a validation failure";
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_StoredSessionUnreadable_NoSecondSessionRetriedUntilRead) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  StoreEnded(9, producer.segment_name());
+  // The stored row no longer reads (a pid out of range): SessionBySegment
+  // fails, which is not "not stored".
+  ASSERT_EQ(testing::QueryColumn(path_, "UPDATE sessions SET pid = -1 WHERE id = 9"),
+            std::vector<std::string>{});
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(ResumeState{});
+  EXPECT_FALSE(admission.TryAttach(producer.segment_name()).has_value())
+      << "a second session for a segment whose session is stored";
+  EXPECT_TRUE(ShmFileExists(producer.segment_name())) << "kept until its session reads";
+  EXPECT_EQ(counters_.segments_rejected.load(), 0u) << "not a validation failure";
+  const auto never_adopted = [](SegmentAdmission::Admitted admitted) {
+    ADD_FAILURE() << "adopted as session " << admitted.session->record().id;
+  };
+  admission.RetryNotReady(never_adopted);
+  EXPECT_TRUE(ShmFileExists(producer.segment_name())) << "still unreadable: still kept";
+
+  ASSERT_EQ(testing::QueryColumn(path_, "UPDATE sessions SET pid = 1 WHERE id = 9"),
+            std::vector<std::string>{});
+  admission.RetryNotReady(never_adopted);
+  EXPECT_FALSE(ShmFileExists(producer.segment_name())) << "read at the retry: stored, removed";
 }
 
 TEST_F(SegmentAdmissionTest, TryAttach_InvalidSegment_RejectedOnceAndCounted) {

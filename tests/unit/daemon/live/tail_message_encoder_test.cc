@@ -206,6 +206,39 @@ TEST_F(TailMessageEncoderTest, Batch_LagEventsAndSpanInOrder) {
   EXPECT_TRUE(parsed.batch().items(2).span().has_duration_ns()) << "an ok span's 0 ns";
 }
 
+TEST_F(TailMessageEncoderTest, LongestTexts_LoneItemWithinMaxItemBytesBatchStopsAtItsBound) {
+  const uint32_t long_label = labels_.Append(std::string(abi::kLabelBytes - 1, 'l'));
+  LiveRecord event = Complete();
+  event.ts_ns = -5;
+  event.op_id = event.parent_op_id = ~uint64_t{0};
+  event.label = long_label;
+  event.name = event.tag = event.srcloc = long_;
+  event.device_ns = ~uint64_t{0};
+  event.duration_ns = ~uint64_t{0};
+  event.known = kLiveDurationKnown | kLiveDeviceDurationKnown;
+  LiveRecord span = OkSpan();
+  span.label = long_label;
+  span.name = span.tag = span.srcloc = long_;
+  span.ts_ns = -5;
+  span.op_id = span.parent_op_id = ~uint64_t{0};
+  for (const LiveRecord& r : {event, span}) {
+    encoder_.Begin(false);
+    ASSERT_TRUE(encoder_.AddRecord(r)) << "a lone message always takes its item";
+    EXPECT_LE(encoder_.TakeMessage().size(), TailMessageEncoder::MaxMessageBytes(false));
+  }
+  encoder_.Begin(true);
+  int added = 0;
+  while (encoder_.AddRecord(added % 2 == 0 ? event : span)) ++added;
+  EXPECT_GT(added, 1);
+  EXPECT_EQ(encoder_.items(), added) << "the refused record was not appended";
+  const EncodedTailMessage message = encoder_.TakeMessage();
+  EXPECT_LE(message.size(), TailMessageEncoder::MaxMessageBytes(true));
+  EXPECT_GT(message.size() + TailMessageEncoder::kMaxItemBytes,
+            TailMessageEncoder::MaxMessageBytes(true))
+      << "it stopped only when the next item would not fit";
+  EXPECT_EQ(Parse(message).batch().items_size(), added);
+}
+
 TEST_F(TailMessageEncoderTest, BeginAgain_StartsAFreshMessage) {
   encoder_.Begin(true);
   encoder_.AddRecord(Complete());

@@ -192,11 +192,16 @@ TEST_F(TailSubscriptionTest, LoneMessagesSendTheLagByItself) {
   EXPECT_EQ(second[0].event().op_id(), subscription.skipped() + 1);
 }
 
-TEST_F(TailSubscriptionTest, BatchHoldsAtMostItsLimit) {
+TEST_F(TailSubscriptionTest, BatchOfSmallItems_HoldsAtMostItsItemLimit) {
   BroadcastBuffer big(4096);
   TailSubscription subscription({}, LiveSource{&big, &strings_, &labels_}, 0);
   const int total = TailSubscription::kMaxBatchItems + 10;
-  for (int id = 1; id <= total; ++id) big.Append(Complete(static_cast<uint64_t>(id)));
+  for (int id = 1; id <= total; ++id) {
+    LiveRecord small = Complete(static_cast<uint64_t>(id));
+    small.tag = 0;  // about 45 bytes: 1024 of them take less than a batch's bytes
+    small.label = 0;
+    big.Append(small);
+  }
   TailMessageEncoder encoder(LiveSource{&big, &strings_, &labels_});
   ASSERT_TRUE(subscription.Next(true, encoder));
   EXPECT_EQ(encoder.items(), TailSubscription::kMaxBatchItems);
@@ -204,6 +209,34 @@ TEST_F(TailSubscriptionTest, BatchHoldsAtMostItsLimit) {
   encoder.TakeMessage();
   ASSERT_TRUE(subscription.Next(true, encoder));
   EXPECT_EQ(encoder.items(), 10);
+}
+
+TEST_F(TailSubscriptionTest, BatchOfLargeItems_StopsAtItsByteBoundRestInTheNext) {
+  BroadcastBuffer big(4096);
+  const StringId long_name = strings_.Append(std::string(2000, 'n'));
+  TailSubscription subscription({}, LiveSource{&big, &strings_, &labels_}, 0);
+  const int total = 100;  // about 200 KB: several batches
+  for (int id = 1; id <= total; ++id) {
+    LiveRecord large = Complete(static_cast<uint64_t>(id));
+    large.name = long_name;
+    big.Append(large);
+  }
+  TailMessageEncoder encoder(LiveSource{&big, &strings_, &labels_});
+  uint64_t next_op = 1;
+  int messages = 0;
+  while (subscription.Next(true, encoder)) {
+    ++messages;
+    const EncodedTailMessage message = encoder.TakeMessage();
+    EXPECT_LE(message.size(), TailMessageEncoder::MaxMessageBytes(true));
+    v1::TailResponse parsed;
+    ASSERT_TRUE(parsed.ParseFromString(message.head + message.body));
+    for (const v1::TailResponse& item : parsed.batch().items()) {
+      EXPECT_EQ(item.event().op_id(), next_op++) << "none skipped, none twice";
+    }
+  }
+  EXPECT_EQ(next_op, static_cast<uint64_t>(total) + 1);
+  EXPECT_GE(messages, 3);
+  EXPECT_EQ(subscription.cursor(), static_cast<uint64_t>(total));
 }
 
 TEST_F(TailSubscriptionTest, CoversProducersOfItsScopeAndUidOnly) {

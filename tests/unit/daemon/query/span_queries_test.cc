@@ -338,7 +338,7 @@ TEST_F(SpanQueriesTest, Malicious_BadRequests_EachInvalidArgumentNamingTheProble
       request.set_session_id(kSession);
       set(&request);
       v1::GetStatsResponse response;
-      return GetStats(reader, request, &response);
+      return GetStats(reader, request, QueryLimits{}, &response);
     };
   };
   const auto compare = [](v1::GroupBy by) {
@@ -348,7 +348,7 @@ TEST_F(SpanQueriesTest, Malicious_BadRequests_EachInvalidArgumentNamingTheProble
       request.set_session_b(kSession);
       request.set_by(by);
       v1::CompareSessionsResponse response;
-      return CompareSessions(reader, request, &response);
+      return CompareSessions(reader, request, QueryLimits{}, &response);
     };
   };
   const std::string long_pattern(kMaxPatternBytes + 1, 'a');
@@ -455,7 +455,7 @@ TEST_F(SpanQueriesTest, GetStats_EachGrouping_NumbersComputedFromTheDurations) {
       request.set_by(by);
       request.set_exact(exact);
       v1::GetStatsResponse response;
-      const Status status = GetStats(store_.reader(), request, &response);
+      const Status status = GetStats(store_.reader(), request, {}, &response);
       ASSERT_TRUE(status.ok()) << status.message();
       EXPECT_EQ(response.source(), exact ? v1::STATS_SOURCE_SPANS : v1::STATS_SOURCE_AGGREGATES);
       EXPECT_EQ(response.percentiles_exact(), exact);
@@ -503,7 +503,7 @@ TEST_F(SpanQueriesTest, GetStats_TargetGroups_KeysAreTargetAndOrdinal) {
   request.set_session_id(kSession);
   request.set_by(v1::GROUP_BY_TARGET);
   v1::GetStatsResponse response;
-  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &response).ok());
   std::set<std::string> keys;
   for (const v1::OpStats& row : response.rows()) keys.insert(row.key());
   EXPECT_EQ(keys, (std::set<std::string>{"cpu:0", "cpu:1", "gpu:0", "gpu:1"}));
@@ -516,7 +516,7 @@ TEST_F(SpanQueriesTest, GetStats_Filter_OnlyMatchingSpansCounted) {
   request.mutable_filter()->set_name_pattern("^matmul$");
   request.mutable_filter()->set_target(v1::TARGET_GPU);
   v1::GetStatsResponse response;
-  const Status status = GetStats(store_.reader(), request, &response);
+  const Status status = GetStats(store_.reader(), request, {}, &response);
   ASSERT_TRUE(status.ok()) << status.message();
   uint64_t spans = 0;
   uint64_t total = 0;
@@ -575,7 +575,7 @@ TEST_F(SpanQueriesTest, GetStats_EachFilterCondition_SpansAndTotalAsComputedHere
       request.set_by(by);
       conditions[c].first(request.mutable_filter());
       v1::GetStatsResponse response;
-      const Status status = GetStats(store_.reader(), request, &response);
+      const Status status = GetStats(store_.reader(), request, {}, &response);
       ASSERT_TRUE(status.ok()) << status.message();
       EXPECT_EQ(response.spans(), spans);
       EXPECT_EQ(response.total_ns(), total);
@@ -603,7 +603,7 @@ TEST_F(SpanQueriesTest, GetStats_GroupsFolded_OtherRowAndCountFromAggregates) {
   request.set_session_id(kManyTags);
   request.set_by(v1::GROUP_BY_TAG);
   v1::GetStatsResponse response;
-  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &response).ok());
   EXPECT_EQ(response.source(), v1::STATS_SOURCE_AGGREGATES);
   EXPECT_EQ(response.groups_folded(), kMaxAggregateGroups + 1 - kAggregateGroupsAfterFold);
   EXPECT_EQ(response.spans(), kMaxAggregateGroups + 1);
@@ -614,7 +614,7 @@ TEST_F(SpanQueriesTest, GetStats_GroupsFolded_OtherRowAndCountFromAggregates) {
   EXPECT_EQ(response.rows(1).key(), "tag" + std::to_string(kMaxAggregateGroups + 1));
 
   request.mutable_filter()->set_tag_pattern("^tag1$");
-  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &response).ok());
   EXPECT_EQ(response.source(), v1::STATS_SOURCE_SPANS);
   EXPECT_EQ(response.groups_folded(), 0u);
   ASSERT_EQ(response.rows_size(), 1);
@@ -627,11 +627,11 @@ TEST_F(SpanQueriesTest, GetStats_Top_KeepsLargestRowsWithSharesOfAllGroups) {
   request.set_session_id(kSession);
   request.set_by(v1::GROUP_BY_TAG);
   v1::GetStatsResponse all;
-  ASSERT_TRUE(GetStats(store_.reader(), request, &all).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &all).ok());
   ASSERT_EQ(all.rows_size(), 4);
   request.set_top(2);
   v1::GetStatsResponse top;
-  ASSERT_TRUE(GetStats(store_.reader(), request, &top).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &top).ok());
   ASSERT_EQ(top.rows_size(), 2);
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(top.rows(i).key(), all.rows(i).key());
@@ -642,11 +642,65 @@ TEST_F(SpanQueriesTest, GetStats_Top_KeepsLargestRowsWithSharesOfAllGroups) {
   EXPECT_LT(top.rows(0).share() + top.rows(1).share(), 1.0);
 }
 
+TEST_F(SpanQueriesTest, GetStats_MoreGroupsThanMaxGroups_ResourceExhaustedNamingTheKey) {
+  v1::GetStatsRequest request;
+  request.set_session_id(kSession);
+  request.set_by(v1::GROUP_BY_TAG);         // 4 tags
+  for (const bool exact : {false, true}) {  // from the aggregates, then a pass
+    request.set_exact(exact);
+    v1::GetStatsResponse response;
+    const Status refused = GetStats(
+        store_.reader(), request,
+        QueryLimits{.max_groups = 3, .max_exact_durations = UINT64_MAX, .second_thread = {}},
+        &response);
+    EXPECT_EQ(refused.code(), Status::Code::kResourceExhausted) << refused.message();
+    EXPECT_NE(refused.message().find("more than 3 groups, the cap max_query_groups is 3"),
+              std::string::npos)
+        << refused.message();
+    EXPECT_TRUE(
+        GetStats(
+            store_.reader(), request,
+            QueryLimits{.max_groups = 100, .max_exact_durations = UINT64_MAX, .second_thread = {}},
+            &response)
+            .ok());
+    EXPECT_EQ(response.rows_size(), 4);
+  }
+}
+
+TEST_F(SpanQueriesTest, GetStats_PastMaxExactDurations_AnsweredFromSketchesAndSaysSo) {
+  v1::GetStatsRequest request;
+  request.set_session_id(kSession);
+  request.set_exact(true);
+  v1::GetStatsResponse exact;
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &exact).ok());
+  EXPECT_TRUE(exact.percentiles_exact());
+  v1::GetStatsResponse sketched;
+  ASSERT_TRUE(
+      GetStats(store_.reader(), request,
+               QueryLimits{.max_groups = 100, .max_exact_durations = 1, .second_thread = {}},
+               &sketched)
+          .ok());
+  EXPECT_EQ(sketched.source(), v1::STATS_SOURCE_SPANS);
+  EXPECT_FALSE(sketched.percentiles_exact());
+  EXPECT_DOUBLE_EQ(sketched.percentile_relative_error(), DurationSketch::kRelativeError);
+  uint64_t ok_spans = 0;
+  for (const v1::OpStats& row : exact.rows()) ok_spans += row.ok_count();
+  EXPECT_EQ(sketched.percentile_spans(), ok_spans);
+  ASSERT_EQ(sketched.rows_size(), exact.rows_size());
+  for (int i = 0; i < exact.rows_size(); ++i) {
+    EXPECT_EQ(sketched.rows(i).key(), exact.rows(i).key());
+    EXPECT_EQ(sketched.rows(i).total_ns(), exact.rows(i).total_ns());
+    EXPECT_NEAR(static_cast<double>(sketched.rows(i).p50_ns()),
+                static_cast<double>(exact.rows(i).p50_ns()),
+                DurationSketch::kRelativeError * static_cast<double>(exact.rows(i).p50_ns()));
+  }
+}
+
 TEST_F(SpanQueriesTest, GetStats_NoMatchingSpan_NoRowsZeroTotals) {
   v1::GetStatsRequest request;
   request.set_session_id(999);
   v1::GetStatsResponse response;
-  ASSERT_TRUE(GetStats(store_.reader(), request, &response).ok());
+  ASSERT_TRUE(GetStats(store_.reader(), request, {}, &response).ok());
   EXPECT_EQ(response.rows_size(), 0);
   EXPECT_EQ(response.total_ns(), 0u);
   EXPECT_EQ(response.spans(), 0u);
@@ -693,7 +747,7 @@ TEST_F(ExtremeSessionTest, Malicious_HugeDurations_TotalsSaturateAtInt64Max) {
   v1::GetStatsRequest request;
   request.set_session_id(kExtreme);
   v1::GetStatsResponse response;
-  const Status status = GetStats(store_.reader(), request, &response);
+  const Status status = GetStats(store_.reader(), request, {}, &response);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(response.rows_size(), 1);
   const uint64_t cap = std::numeric_limits<int64_t>::max();
@@ -707,10 +761,27 @@ TEST_F(ExtremeSessionTest, Malicious_HugeDurations_TotalsSaturateAtInt64Max) {
   compare.set_session_a(kExtreme);
   compare.set_session_b(999);  // no such session: every key only in a
   v1::CompareSessionsResponse compared;
-  ASSERT_TRUE(CompareSessions(store_.reader(), compare, &compared).ok());
+  ASSERT_TRUE(CompareSessions(store_.reader(), compare, {}, &compared).ok());
   ASSERT_EQ(compared.rows_size(), 1);
   EXPECT_EQ(compared.rows(0).total_change_ns(), -std::numeric_limits<int64_t>::max());
   EXPECT_TRUE(compared.rows(0).only_in_a());
+}
+
+TEST_F(SpanQueriesTest, CompareSessions_SessionPastMaxGroups_ResourceExhaustedNamingTheKey) {
+  v1::CompareSessionsRequest request;
+  request.set_session_a(kSession);
+  request.set_session_b(kSession);
+  request.set_by(v1::GROUP_BY_TAG);
+  v1::CompareSessionsResponse response;
+  const Status refused = CompareSessions(
+      store_.reader(), request,
+      QueryLimits{.max_groups = 1, .max_exact_durations = UINT64_MAX, .second_thread = {}},
+      &response);
+  EXPECT_EQ(refused.code(), Status::Code::kResourceExhausted) << refused.message();
+  EXPECT_NE(refused.message().find("session " + std::to_string(kSession) +
+                                   ": more than 1 groups, the cap max_query_groups is 1"),
+            std::string::npos)
+      << refused.message();
 }
 
 // CompareSessions over two small sessions written for it: an op-by-op run
@@ -755,7 +826,7 @@ class CompareSessionsTest : public ::testing::Test {
     request.set_session_b(kB);
     request.set_by(by);
     v1::CompareSessionsResponse response;
-    const Status status = CompareSessions(store_.reader(), request, &response);
+    const Status status = CompareSessions(store_.reader(), request, {}, &response);
     EXPECT_TRUE(status.ok()) << status.message();
     return response;
   }

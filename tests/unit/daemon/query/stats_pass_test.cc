@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api_test_store.h"
+#include "model/duration_sketch.h"
 #include "optrace/abi.h"
 #include "store_test_data.h"
 
@@ -62,15 +63,22 @@ class StatsPassTest : public ::testing::Test {
   struct Found {
     std::vector<StatsGroups::Row> rows;
     uint64_t spans = 0;
+    bool exhausted = false;
+    bool sketched = false;
   };
-  Found Pass(const v1::GetStatsRequest& request, uint64_t two_threads_from_spans) {
+  Found Pass(const v1::GetStatsRequest& request, uint64_t two_threads_from_spans,
+             StatsGroups::Limits limits = {}) {
     Result<std::vector<OpAggregateRow>> aggregates = store_.reader().Aggregates(kSession);
     EXPECT_TRUE(aggregates.ok()) << aggregates.status().message();
-    Result<StatsPassResult> pass = RunStatsPass(store_.reader(), request, request.by(),
-                                                aggregates.value(), two_threads_from_spans);
+    Result<StatsPassResult> pass = RunStatsPass(
+        store_.reader(), request, request.by(), aggregates.value(),
+        {.limits = limits, .two_threads_from_spans = two_threads_from_spans, .second_thread = [] {
+           return true;
+         }});
     EXPECT_TRUE(pass.ok()) << pass.status().message();
     if (!pass.ok()) return {};
-    Found found{pass.value().rows, pass.value().spans};
+    Found found{pass.value().rows, pass.value().spans, pass.value().exhausted,
+                pass.value().sketched};
     std::sort(found.rows.begin(), found.rows.end(),
               [](const StatsGroups::Row& a, const StatsGroups::Row& b) { return a.key < b.key; });
     return found;
@@ -133,6 +141,58 @@ TEST_F(StatsPassTest, TwoThreads_EachGroupingAndFilter_SameAsOneThread) {
   }
 }
 
+TEST_F(StatsPassTest, PastMaxExactDurations_SameCountsPercentilesFromSketchesWithinTheirError) {
+  v1::GetStatsRequest request;
+  request.set_session_id(kSession);
+  request.set_by(v1::GROUP_BY_NAME);
+  const Found exact = Pass(request, std::numeric_limits<uint64_t>::max());
+  ASSERT_FALSE(exact.sketched);
+  const auto within = [](uint64_t value, uint64_t exact_value) {
+    const double error = DurationSketch::kRelativeError * static_cast<double>(exact_value);
+    return static_cast<double>(value) >= static_cast<double>(exact_value) - error &&
+           static_cast<double>(value) <= static_cast<double>(exact_value) + error;
+  };
+  // 100 durations kept exact, of about 2,300 OK spans: one thread, and two
+  // (50 each, then merged).
+  for (const uint64_t two_threads_from : {std::numeric_limits<uint64_t>::max(), uint64_t{0}}) {
+    SCOPED_TRACE(two_threads_from == 0 ? "two threads" : "one thread");
+    const Found sketched =
+        Pass(request, two_threads_from, {.max_groups = SIZE_MAX, .max_exact_durations = 100});
+    EXPECT_TRUE(sketched.sketched);
+    EXPECT_FALSE(sketched.exhausted);
+    EXPECT_EQ(sketched.spans, exact.spans);
+    ASSERT_EQ(sketched.rows.size(), exact.rows.size());
+    for (size_t i = 0; i < exact.rows.size(); ++i) {
+      const StatsGroups::Row& a = exact.rows[i];
+      const StatsGroups::Row& b = sketched.rows[i];
+      EXPECT_EQ(b.totals.count, a.totals.count);
+      EXPECT_EQ(b.totals.total_ns, a.totals.total_ns);
+      EXPECT_EQ(b.totals.max_ns, a.totals.max_ns);
+      EXPECT_TRUE(within(b.percentiles.p50, a.percentiles.p50))
+          << b.percentiles.p50 << " vs " << a.percentiles.p50;
+      EXPECT_TRUE(within(b.percentiles.p95, a.percentiles.p95))
+          << b.percentiles.p95 << " vs " << a.percentiles.p95;
+      EXPECT_TRUE(within(b.percentiles.p99, a.percentiles.p99))
+          << b.percentiles.p99 << " vs " << a.percentiles.p99;
+    }
+  }
+}
+
+TEST_F(StatsPassTest, PastMaxGroups_PassStopsExhausted) {
+  v1::GetStatsRequest request;
+  request.set_session_id(kSession);
+  request.set_by(v1::GROUP_BY_TAG);  // 4 tags
+  for (const uint64_t two_threads_from : {std::numeric_limits<uint64_t>::max(), uint64_t{0}}) {
+    EXPECT_TRUE(
+        Pass(request, two_threads_from, {.max_groups = 3, .max_exact_durations = UINT64_MAX})
+            .exhausted);
+    const Found all =
+        Pass(request, two_threads_from, {.max_groups = 4, .max_exact_durations = UINT64_MAX});
+    EXPECT_FALSE(all.exhausted);
+    EXPECT_EQ(all.rows.size(), 4u);
+  }
+}
+
 TEST_F(StatsPassTest, TwoThreads_BadFilter_ErrorOfTheFilter) {
   v1::GetStatsRequest request;
   request.set_session_id(kSession);
@@ -140,8 +200,9 @@ TEST_F(StatsPassTest, TwoThreads_BadFilter_ErrorOfTheFilter) {
   request.mutable_filter()->set_name_pattern("(");
   Result<std::vector<OpAggregateRow>> aggregates = store_.reader().Aggregates(kSession);
   ASSERT_TRUE(aggregates.ok());
-  Result<StatsPassResult> pass =
-      RunStatsPass(store_.reader(), request, v1::GROUP_BY_NAME, aggregates.value(), 0);
+  Result<StatsPassResult> pass = RunStatsPass(
+      store_.reader(), request, v1::GROUP_BY_NAME, aggregates.value(),
+      {.limits = {}, .two_threads_from_spans = 0, .second_thread = [] { return true; }});
   ASSERT_FALSE(pass.ok());
   EXPECT_EQ(pass.status().code(), Status::Code::kInvalidArgument);
   EXPECT_NE(pass.status().message().find("filter.name_pattern"), std::string::npos)
