@@ -8,6 +8,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -98,6 +99,21 @@ class TorchTest(t.DaemonTestCase):
         backward = [s for s in spans if s.name == "AddmmBackward0"]
         self.assertTrue(all(s.source_location.endswith(f"train_program.py:{lines['backward']}")
                             for s in backward), [s.source_location for s in backward])
+
+    def test_Listing_ForwardLineAsItRanAfterTheFileChanged(self):
+        with tempfile.TemporaryDirectory() as folder:
+            copy = os.path.join(folder, "train_program.py")
+            shutil.copy(torch_program("train_program.py"), copy)
+            report = self.run_torch(copy, 1)
+            session, spans = self.all_spans_of(report["pid"])
+            with open(copy, "w") as f:
+                f.write("# rewritten after the run\n")
+            addmm = next(s for s in spans if s.name == "aten::addmm")
+            source = self.client.get_source(session.id, op_id=addmm.op_id, context=1)
+        self.assertTrue(source.file.endswith("train_program.py"), source.file)
+        self.assertFalse(source.registered)
+        self.assertIn("# site:forward", source.lines[source.line - source.first_line])
+        self.assertEqual(len(source.lines), 3)
 
     def test_Counts_SameAsProfilerPerName(self):
         with tempfile.TemporaryDirectory() as folder:
