@@ -110,10 +110,18 @@ void Runtime::SetRequestedLevel(abi::LevelValue level) {
   h.requested_level.store(value, std::memory_order_relaxed);
   // Release: a daemon that sees the new generation also sees the level.
   h.requested_generation.fetch_add(1, std::memory_order_release);
-  // Once a daemon is attached only it writes the live word; it folds our
-  // request into the level it computes within one drain cycle.
+  // Before a daemon attaches the word is ours. Once one is attached it
+  // folds our request into the level it computes within one drain cycle;
+  // until then the word is only raised to the request (never lowered), so
+  // that the ops right after SetLevel are recorded. An override the daemon
+  // holds for this process still wins at its next cycle.
   if (h.daemon_pid.load(std::memory_order_acquire) == 0) {
     h.level.store(value, std::memory_order_relaxed);
+    return;
+  }
+  uint32_t live = h.level.load(std::memory_order_relaxed);
+  while (live < value &&
+         !h.level.compare_exchange_weak(live, value, std::memory_order_relaxed)) {
   }
 }
 

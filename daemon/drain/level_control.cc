@@ -48,10 +48,14 @@ LiveProducer LevelControl::LevelsOf(ProducerSession& s) const {
 }
 
 void LevelControl::Update(ProducerSession& s) {
-  const abi::LevelValue live = LevelsOf(s).live;
+  const LiveProducer levels = LevelsOf(s);
+  const abi::LevelValue live = levels.live;
   const auto word = s.segment().ReadLevelWord();
   if (s.written_level == live && word == static_cast<uint32_t>(live)) return;
-  if (s.written_level == live && word.has_value()) {
+  // A producer may raise the word to its own request (SetLevel) before
+  // our next cycle folds the request in: that is not tampering.
+  const bool raised_to_request = word == static_cast<uint32_t>(levels.requested);
+  if (s.written_level == live && word.has_value() && !raised_to_request) {
     // Someone else wrote the word: we keep the authoritative value.
     counters_->level_tampered.fetch_add(1);
   }

@@ -62,8 +62,9 @@ class LevelControl {
   LiveProducer LevelsOf(ProducerSession& s) const;
 
   // Writes `s`'s live level into its segment when it changed or when the
-  // word differs from what we wrote (counted as `level_tampered`); each
-  // write counts in `level_writes`.
+  // word differs from what we wrote (counted as `level_tampered`, unless
+  // the producer raised it to its own request); each write counts in
+  // `level_writes`.
   void Update(ProducerSession& s);
 
   // Applies `change` to the overrides and to every live producer of

@@ -84,6 +84,21 @@ TEST_F(LevelControlTest, Update_WordWrittenBySomebodyElse_RewritesAndCountsTampe
   EXPECT_EQ(counters_.level_writes.load(), 2u);
 }
 
+TEST_F(LevelControlTest, Update_ProducerRaisedWordToItsRequest_NotTamperingOverrideWins) {
+  LevelControl levels(Policy(LevelValue::kOff), &tails_, &counters_);
+  ProducerSession& s = Add(1, "trace", "");
+  ASSERT_TRUE(producers_.back()->ok());
+  s.override_level = LevelValue::kOff;  // an explicit SetLevel for this producer
+  levels.Update(s);
+  ASSERT_EQ(Word(s), static_cast<uint32_t>(LevelValue::kOff));
+  // What the producer's SetLevel does while a daemon is attached.
+  ASSERT_TRUE(s.segment().WriteLevel(LevelValue::kTrace));
+  levels.Update(s);
+  EXPECT_EQ(Word(s), static_cast<uint32_t>(LevelValue::kOff)) << "the override still wins";
+  EXPECT_EQ(counters_.level_tampered.load(), 0u);
+  EXPECT_EQ(counters_.level_writes.load(), 2u);
+}
+
 TEST_F(LevelControlTest, LevelsOf_LabelRuleAndTail_RaiseTheLiveLevel) {
   LevelControl levels(Policy(LevelValue::kOff, {{"train.*", LevelValue::kInfo}}), &tails_,
                       &counters_);
