@@ -18,6 +18,7 @@
 
 #include "daemon_process.h"
 #include "free_port.h"
+#include "other_uid_stage.h"
 #include "optrace/v1/optrace.grpc.pb.h"
 #include "subprocess.h"
 #include "temp_folder.h"
@@ -163,8 +164,8 @@ class TcpAuthTest : public ::testing::Test {
     daemon_ = std::make_unique<DaemonProcess>(folder_.path(), args);
     ASSERT_TRUE(daemon_->Start()) << daemon_->log();
     auto own = testing::StartTestProducer({"--ops", "5"});
-    Subprocess other({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                      testing::TestProducerPath(), "--ops", "5"},
+    testing::OtherUidStage stage;
+    Subprocess other(stage.Command(testing::TestProducerPath(), {"--ops", "5"}),
                      {{"OPTRACE_LEVEL", "trace"}});
     ASSERT_TRUE(own->Wait(30s).has_value());
     const auto other_ended = other.Wait(30s);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "other_uid_stage.h"
 #include "reliability_harness.h"
 #include "temp_folder.h"
 
@@ -358,9 +359,10 @@ TEST(LiveFanoutTest, StalledBatchedTailsOfOneUid_HeldBytesWithinItsBoundOtherUid
   rss.Stop();
   const uint64_t stalled_kib = rss.private_peak_kib();
   // Another uid is not the offender: its tail is served its own events.
-  Subprocess other_load({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                         OPTRACE_LOAD, "--threads", "1", "--rate", "1000", "--seconds", "600"},
-                        {{"OPTRACE_LEVEL", "trace"}});
+  OtherUidStage stage;
+  Subprocess other_load(
+      stage.Command(OPTRACE_LOAD, {"--threads", "1", "--rate", "1000", "--seconds", "600"}),
+      {{"OPTRACE_LEVEL", "trace"}});
   Subprocess other({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     OPTRACE_TEST_CLIENT, "tail", daemon.socket_path()});
   const bool served = other.WaitForLine("event ", 20s).has_value();

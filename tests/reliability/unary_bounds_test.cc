@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "model/store_batch.h"
+#include "other_uid_stage.h"
 #include "reliability_harness.h"
 #include "storage/span_store.h"
 #include "storage/sqlite_connection.h"
@@ -180,8 +181,8 @@ TEST(UnaryBoundsTest, StalledExportsOfOneUid_OtherUidsQueryOpsAndExportServed) {
   // A session of each uid, larger than what a client that does not read
   // takes.
   auto mine = StartTestProducer({"--ops", "200000"});
-  Subprocess theirs({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                     TestProducerPath(), "--ops", "1000"},
+  OtherUidStage stage;
+  Subprocess theirs(stage.Command(TestProducerPath(), {"--ops", "1000"}),
                     {{"OPTRACE_LEVEL", "trace"}});
   ASSERT_TRUE(mine->Wait(60s).has_value());
   ASSERT_TRUE(theirs.Wait(60s).has_value());
