@@ -8,6 +8,7 @@
 #include "json_convert.h"
 #include "proto_names.h"
 #include "rpc_error.h"
+#include "ui/timeline_json.h"
 
 namespace optrace::cli {
 namespace {
@@ -107,6 +108,34 @@ HttpResponse GetSteps(Connection& connection, uint64_t session_id) {
   return Ask(connection, &v1::OpTrace::Stub::GetSteps, get, session_id);
 }
 
+std::optional<int64_t> ParseNs(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// The daemon checks the range and width (naming start_unix_ns,
+// end_unix_ns or width); here only that each is a number.
+HttpResponse GetTimeline(Connection& connection, const HttpRequest& request,
+                         uint64_t session_id) {
+  const std::string ns_words = "a time in Unix nanoseconds";
+  auto from = QueryWord<int64_t>(request, "from", ParseNs, 0, ns_words);
+  if (auto* error = std::get_if<HttpResponse>(&from)) return std::move(*error);
+  auto to = QueryWord<int64_t>(request, "to", ParseNs, 0, ns_words);
+  if (auto* error = std::get_if<HttpResponse>(&to)) return std::move(*error);
+  auto width = QueryWord<uint32_t>(request, "width", ParseCount, 1000, "a count of pixels");
+  if (auto* error = std::get_if<HttpResponse>(&width)) return std::move(*error);
+  v1::GetTimelineRequest get;
+  get.set_session_id(session_id);
+  get.set_start_unix_ns(std::get<int64_t>(from));
+  get.set_end_unix_ns(std::get<int64_t>(to));
+  get.set_width(std::get<uint32_t>(width));
+  return Ask(connection, &v1::OpTrace::Stub::GetTimeline, get, session_id);
+}
+
 }  // namespace
 
 HttpResponse JsonErrorResponse(int status, std::string_view message) {
@@ -148,6 +177,10 @@ void AddUiApiRoutes(UiRouter& router, Connection& connection) {
   router.Add("GET", "/api/sessions/{id}/steps",
              [daemon](const HttpRequest&, const RouteMatch& match) {
                return GetSteps(*daemon, match.ids[0]);
+             });
+  router.Add("GET", "/api/sessions/{id}/timeline",
+             [daemon](const HttpRequest& request, const RouteMatch& match) {
+               return GetTimeline(*daemon, request, match.ids[0]);
              });
 }
 

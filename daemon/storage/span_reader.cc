@@ -214,8 +214,11 @@ Result<std::optional<SpanStartRange>> SpanReader::StartRange(SessionId session) 
   span_start_range_.BindUint64(1, session);
   Result<bool> row = span_start_range_.Step();
   if (!row.ok()) return row.status();
-  if (!row.value() || span_start_range_.ColumnInt64(0) == 0) return std::nullopt;
-  return SpanStartRange{span_start_range_.ColumnInt64(1), span_start_range_.ColumnInt64(2)};
+  std::optional<SpanStartRange> range;
+  if (row.value() && span_start_range_.ColumnInt64(0) != 0) {
+    range = SpanStartRange{span_start_range_.ColumnInt64(1), span_start_range_.ColumnInt64(2)};
+  }
+  return range;
 }
 
 Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,

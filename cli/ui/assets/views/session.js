@@ -1,12 +1,14 @@
 // One session: its facts, its statistics (as `optrace stats`: total and
 // self time, each share as a bar; grouped and sorted as the URL's ?by=
 // and ?sort= say) and, when it has steps, their durations as a bar chart
-// with the slow ones marked (as `optrace steps`). Refreshed every 2 s
-// while the session runs.
+// with the slow ones marked (as `optrace steps`), and its timeline
+// (views/timeline.js: drawn once, then as the user zooms and pans).
+// Refreshed every 2 s while the session runs.
 import {
   el, fetchJson, formatCount, formatDuration, formatShare, formatTime, setCrumbs, shareBar,
   showError, svg, table,
 } from "../format.js";
+import { Timeline } from "./timeline.js";
 
 const kRefreshMs = 2000;
 const kGroupings = ["name", "tag", "target"];
@@ -104,6 +106,7 @@ export function sessionView(context) {
   const by = kGroupings.includes(context.query.get("by")) ? context.query.get("by") : "name";
   const sort = kSorts.includes(context.query.get("sort")) ? context.query.get("sort") : "total";
   setCrumbs(context, [{ text: "sessions", href: "/" }, { text: `session ${id}` }]);
+  const timeline = new Timeline(id);
   const refresh = async () => {
     let running = false;
     try {
@@ -116,7 +119,9 @@ export function sessionView(context) {
       running = session.state === "running";
       context.main.replaceChildren(
         el("h1", {}, `Session ${session.id}`, el("span", { class: `state state-${session.state}` }, session.state)),
-        facts(session), statsSection(stats, by, sort, context.query), stepsSection(steps) ?? "");
+        facts(session), timeline.element, statsSection(stats, by, sort, context.query),
+        stepsSection(steps) ?? "");
+      if (timeline.requests === 0) timeline.load(null);
       context.status.textContent = running ? "live: updated every 2 s" : "";
     } catch (error) {
       showError(context.main, error.message);

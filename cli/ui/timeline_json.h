@@ -1,0 +1,24 @@
+// The JSON of GetTimeline for `optrace ui`'s timeline (assets/views/
+// timeline.js draws it).
+#ifndef OPTRACE_CLI_UI_TIMELINE_JSON_H_
+#define OPTRACE_CLI_UI_TIMELINE_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "optrace/v1/optrace.pb.h"
+
+namespace optrace::cli {
+
+// {"session_start_unix_ns", "session_end_unix_ns", "start_unix_ns",
+// "end_unix_ns", "width", "spans", "min_listed_ns", "spans_left_out",
+// "strings": [...], "lanes": [{"device": {...as ToJson(Device)},
+// "thread", "max_depth", "spans": [{"op_id", "parent_op_id", "name",
+// "tag", "source_location" (indexes into strings), "start_unix_ns",
+// "duration_ns", "self_ns", "depth", "device_duration_ns" (null when not
+// measured)}, ...], "buckets": [{"pixel", "depth", "count", "busy_ns",
+// "name"}, ...]}, ...]}.
+nlohmann::json ToJson(const v1::GetTimelineResponse& timeline);
+
+}  // namespace optrace::cli
+
+#endif  // OPTRACE_CLI_UI_TIMELINE_JSON_H_
