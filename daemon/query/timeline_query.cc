@@ -130,23 +130,24 @@ Status GetTimeline(SpanReader& reader, const v1::GetTimelineRequest& request,
   if (!snapshot.ok()) return snapshot.status();
   SpanReader::ScratchScope scratch(reader);
 
-  Result<std::optional<SpanStartRange>> starts = reader.StartRange(session);
-  if (!starts.ok()) return starts.status();
+  Result<std::optional<SpanStartRange>> stored = reader.StartRange(session);
+  if (!stored.ok()) return stored.status();
+  const std::optional<SpanStartRange> starts = stored.value();
   Result<uint64_t> longest = LongestDuration(reader, session);
   if (!longest.ok()) return longest.status();
-  if (starts.value()) {
-    Result<int64_t> end = LatestEnd(reader, session, **starts, longest.value());
+  if (starts) {
+    Result<int64_t> end = LatestEnd(reader, session, *starts, longest.value());
     if (!end.ok()) return end.status();
-    response->set_session_start_unix_ns((*starts)->first_start_ns);
+    response->set_session_start_unix_ns(starts->first_start_ns);
     // A range holds at least a nanosecond, even for one span of none.
-    response->set_session_end_unix_ns(std::max(end.value(), (*starts)->first_start_ns + 1));
+    response->set_session_end_unix_ns(std::max(end.value(), starts->first_start_ns + 1));
   }
   const bool whole = request.start_unix_ns() == 0 && request.end_unix_ns() == 0;
   const int64_t start = whole ? response->session_start_unix_ns() : request.start_unix_ns();
   const int64_t end = whole ? response->session_end_unix_ns() : request.end_unix_ns();
   response->set_start_unix_ns(start);
   response->set_end_unix_ns(end);
-  if (!starts.value() || start >= end) return Status::Ok();
+  if (!starts || start >= end) return Status::Ok();
 
   TimelineSummary summary(start, end, request.width(), bounds);
   Status read = reader.ForEachSpanPage(session, ClampToNs(static_cast<__int128>(start) - longest.value()), end - 1,

@@ -121,7 +121,7 @@ class TimelineSummary {
     uint64_t count = 0;
     uint64_t busy_ns = 0;
     uint32_t names_used = 0;
-    NameShare names[kNamesPerBucket];
+    NameShare names[kNamesPerBucket] = {};
   };
   struct LaneState {
     TimelineLaneKey key;
