@@ -8,8 +8,9 @@
 // The section exposes what it drew for tests and scripts: data-requests,
 // data-from, data-to (Unix ns), data-spans (the answer's spans in its
 // range), data-spans-drawn, data-buckets-drawn, data-spans-summed (the
-// spans in the buckets drawn), data-lanes and data-state ("loading",
-// "ready" or "error").
+// spans in the buckets drawn), data-lanes and data-state ("loading";
+// "moving": a new range drawn from the last answer, its request to come;
+// "ready"; "error").
 import { el, fetchJson, formatCount, formatDuration } from "../format.js";
 
 const kLabelWidth = 150;
@@ -98,10 +99,13 @@ export class Timeline {
     if (!this.data) return;
     const lo = this.data.session_start_unix_ns;
     const hi = Math.max(this.data.session_end_unix_ns, lo + kMinRangeNs);
-    let span = Math.min(Math.max(to - from, kMinRangeNs), hi - lo);
+    const span = Math.min(Math.max(to - from, kMinRangeNs), hi - lo);
     from = Math.min(Math.max(from, lo), hi - span);
     this.view = { from: Math.round(from), to: Math.round(from + span) };
     this.draw();
+    // An answer in flight is for a range no longer asked for.
+    this.sequence++;
+    this.element.dataset.state = "moving";
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.load(this.view), kRefetchMs);
   }
