@@ -55,6 +55,7 @@ json ToJson(const v1::GetTimelineResponse& timeline) {
           {"spans", timeline.spans()},
           {"min_listed_ns", timeline.min_listed_ns()},
           {"spans_left_out", timeline.spans_left_out()},
+          {"strings_left_out", timeline.strings_left_out()},
           {"strings", std::vector<std::string>(timeline.strings().begin(), timeline.strings().end())},
           {"lanes", std::move(lanes)}};
 }

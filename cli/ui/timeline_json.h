@@ -11,6 +11,7 @@ namespace optrace::cli {
 
 // {"session_start_unix_ns", "session_end_unix_ns", "start_unix_ns",
 // "end_unix_ns", "width", "spans", "min_listed_ns", "spans_left_out",
+// "strings_left_out",
 // "strings": [...], "lanes": [{"device": {...as ToJson(Device)},
 // "thread", "max_depth", "spans": [{"op_id", "parent_op_id", "name",
 // "tag", "source_location" (indexes into strings), "start_unix_ns",

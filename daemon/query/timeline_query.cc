@@ -62,7 +62,8 @@ Result<int64_t> LatestEnd(SpanReader& reader, SessionId session, const SpanStart
   return latest;
 }
 
-// The response's string table: each dictionary id used gets an index.
+// The response's string table: each dictionary id used gets an index,
+// until the texts reach kMaxTimelineStringBytes (then index 0, counted).
 class StringTable {
  public:
   StringTable(StringCache& strings, v1::GetTimelineResponse* response)
@@ -73,8 +74,14 @@ class StringTable {
   uint32_t IndexOf(StringId id) {
     if (id == 0) return 0;
     if (const uint32_t* index = index_.Find(id)) return *index;
+    const std::string& text = strings_.Get(id);
+    if (bytes_ + text.size() > kMaxTimelineStringBytes) {
+      response_->set_strings_left_out(response_->strings_left_out() + 1);
+      return 0;
+    }
+    bytes_ += text.size();
     const auto index = static_cast<uint32_t>(response_->strings_size());
-    response_->add_strings(strings_.Get(id));
+    response_->add_strings(text);
     index_.Insert(id, index);
     return index;
   }
@@ -83,6 +90,7 @@ class StringTable {
   StringCache& strings_;
   v1::GetTimelineResponse* response_;
   FlatIdMap<uint32_t> index_;
+  size_t bytes_ = 0;
 };
 
 void ToProto(const TimelineLaneLayout& lane, StringTable& strings, v1::TimelineLane* out) {

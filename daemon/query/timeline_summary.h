@@ -43,7 +43,7 @@ TimelineLaneKey LaneOf(const Span& span);
 // What one layout holds at most (docs/daemon.md, "Bounds on requests").
 struct TimelineBounds {
   size_t max_spans = 20'000;     // listed spans; past it the widest are listed
-  size_t max_buckets = 131'072;  // pixel summaries over all lanes
+  size_t max_buckets = 65'536;  // pixel summaries over all lanes
   size_t max_lanes = 256;
 };
 

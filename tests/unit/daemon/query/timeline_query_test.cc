@@ -110,6 +110,32 @@ TEST_F(TimelineQueryTest, NarrowWidth_EverySpanSummedWithItsBusyTime) {
   EXPECT_EQ(t.strings(b.name()), "step");
 }
 
+TEST_F(TimelineQueryTest, Malicious_LongDistinctTags_StringsBoundedRestLeftOutAsEmpty) {
+  constexpr SessionId kTagged = 2;
+  std::vector<Span> spans;
+  for (uint64_t i = 0; i < 200; ++i) {
+    Span s = Op(100 + i, 0, "op", static_cast<int64_t>(i) * 1000, 1000);
+    s.tag = store_.Intern(std::string(4000, 'a') + std::to_string(i));
+    spans.push_back(s);
+  }
+  store_.AddSession(MakeSession(kTagged), spans);
+  v1::GetTimelineRequest request;
+  request.set_session_id(kTagged);
+  request.set_width(8192);
+  v1::GetTimelineResponse t;
+  ASSERT_TRUE(GetTimeline(store_.reader(), request, TimelineBounds{}, &t).ok());
+  size_t bytes = 0;
+  for (const std::string& text : t.strings()) bytes += text.size();
+  EXPECT_LE(bytes, kMaxTimelineStringBytes);
+  EXPECT_GT(t.strings_left_out(), 0u);
+  ASSERT_EQ(t.lanes_size(), 1);
+  ASSERT_EQ(t.lanes(0).spans_size(), 200);
+  uint64_t without_tag = 0;
+  for (const v1::TimelineSpan& s : t.lanes(0).spans()) without_tag += s.tag() == 0;
+  EXPECT_EQ(without_tag, t.strings_left_out());
+  EXPECT_EQ(t.strings(t.lanes(0).spans(0).name()), "op") << "names of spans kept";
+}
+
 TEST_F(TimelineQueryTest, UnknownSession_EmptyTimeline) {
   v1::GetTimelineRequest request;
   request.set_session_id(99);
