@@ -10,18 +10,19 @@ namespace {
 
 using nlohmann::json;
 
+const std::vector<std::string> kSpanFields = {
+    "op_id",         "parent_op_id", "name",    "tag",   "source_location",
+    "start_unix_ns", "duration_ns",  "self_ns", "depth", "device_duration_ns"};
+const std::vector<std::string> kBucketFields = {"pixel", "depth", "count", "busy_ns", "name"};
+
+// One span as an array in kSpanFields' order: a tenth of a second's
+// 20,000 spans are 1.8 MB of JSON this way, twice that as objects.
 json ToJson(const v1::TimelineSpan& span) {
-  return {{"op_id", span.op_id()},
-          {"parent_op_id", span.parent_op_id()},
-          {"name", span.name()},
-          {"tag", span.tag()},
-          {"source_location", span.source_location()},
-          {"start_unix_ns", span.start_unix_ns()},
-          {"duration_ns", span.duration_ns()},
-          {"self_ns", span.self_ns()},
-          {"depth", span.depth()},
-          {"device_duration_ns",
-           span.has_device_duration_ns() ? json(span.device_duration_ns()) : json(nullptr)}};
+  return json::array({span.op_id(), span.parent_op_id(), span.name(), span.tag(),
+                      span.source_location(), span.start_unix_ns(), span.duration_ns(),
+                      span.self_ns(), span.depth(),
+                      span.has_device_duration_ns() ? json(span.device_duration_ns())
+                                                    : json(nullptr)});
 }
 
 json ToJson(const v1::TimelineLane& lane) {
@@ -29,11 +30,7 @@ json ToJson(const v1::TimelineLane& lane) {
   for (const v1::TimelineSpan& span : lane.spans()) spans.push_back(ToJson(span));
   json buckets = json::array();
   for (const v1::TimelineBucket& b : lane.buckets()) {
-    buckets.push_back({{"pixel", b.pixel()},
-                       {"depth", b.depth()},
-                       {"count", b.count()},
-                       {"busy_ns", b.busy_ns()},
-                       {"name", b.name()}});
+    buckets.push_back(json::array({b.pixel(), b.depth(), b.count(), b.busy_ns(), b.name()}));
   }
   return {{"device", cli::ToJson(lane.device())},
           {"thread", lane.thread()},
@@ -56,6 +53,8 @@ json ToJson(const v1::GetTimelineResponse& timeline) {
           {"min_listed_ns", timeline.min_listed_ns()},
           {"spans_left_out", timeline.spans_left_out()},
           {"strings_left_out", timeline.strings_left_out()},
+          {"span_fields", kSpanFields},
+          {"bucket_fields", kBucketFields},
           {"strings", std::vector<std::string>(timeline.strings().begin(), timeline.strings().end())},
           {"lanes", std::move(lanes)}};
 }

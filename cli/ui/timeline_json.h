@@ -11,13 +11,15 @@ namespace optrace::cli {
 
 // {"session_start_unix_ns", "session_end_unix_ns", "start_unix_ns",
 // "end_unix_ns", "width", "spans", "min_listed_ns", "spans_left_out",
-// "strings_left_out",
-// "strings": [...], "lanes": [{"device": {...as ToJson(Device)},
-// "thread", "max_depth", "spans": [{"op_id", "parent_op_id", "name",
-// "tag", "source_location" (indexes into strings), "start_unix_ns",
-// "duration_ns", "self_ns", "depth", "device_duration_ns" (null when not
-// measured)}, ...], "buckets": [{"pixel", "depth", "count", "busy_ns",
-// "name"}, ...]}, ...]}.
+// "strings_left_out", "span_fields": ["op_id", "parent_op_id", "name",
+// "tag", "source_location", "start_unix_ns", "duration_ns", "self_ns",
+// "depth", "device_duration_ns"], "bucket_fields": ["pixel", "depth",
+// "count", "busy_ns", "name"], "strings": [...], "lanes": [{"device":
+// {...as ToJson(Device)}, "thread", "max_depth", "spans": [[...], ...],
+// "buckets": [[...], ...]}, ...]}. Spans and buckets are arrays in the
+// order of span_fields and bucket_fields (half the bytes of objects);
+// name, tag and source_location are indexes into strings;
+// device_duration_ns is null when not measured.
 nlohmann::json ToJson(const v1::GetTimelineResponse& timeline);
 
 }  // namespace optrace::cli

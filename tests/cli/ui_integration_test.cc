@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -151,12 +152,18 @@ TEST_F(UiTest, TimelineEndpoint_WholeSessionThenARangeAndBadParametersNamed) {
   EXPECT_EQ(t.at("strings").at(0), "");
   uint64_t listed = 0;
   int64_t step_start = 0, step_ns = 0;
+  // Spans are arrays in the order of span_fields.
+  const nlohmann::json& fields = t.at("span_fields");
+  auto field = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(fields.begin(), fields.end(), name) - fields.begin());
+  };
   for (const nlohmann::json& lane : t.at("lanes")) {
     for (const nlohmann::json& span : lane.at("spans")) {
       ++listed;
-      if (t.at("strings").at(span.at("name").get<size_t>()) == "optrace.step" && step_ns == 0) {
-        step_start = span.at("start_unix_ns");
-        step_ns = span.at("duration_ns");
+      const std::string name = t.at("strings").at(span.at(field("name")).get<size_t>());
+      if (name == "optrace.step" && step_ns == 0) {
+        step_start = span.at(field("start_unix_ns"));
+        step_ns = span.at(field("duration_ns"));
       }
     }
   }

@@ -30,6 +30,18 @@ function colourOf(name, alpha = 1) {
   return `hsla(${h % 360}, 55%, 58%, ${alpha})`;
 }
 
+// The answer's spans and buckets (arrays in the order of its span_fields
+// and bucket_fields) as objects with those keys.
+function unpack(data) {
+  const objects = (fields, rows) => rows.map((row) =>
+    Object.fromEntries(fields.map((field, i) => [field, row[i]])));
+  for (const lane of data.lanes) {
+    lane.spans = objects(data.span_fields, lane.spans);
+    lane.buckets = objects(data.bucket_fields, lane.buckets);
+  }
+  return data;
+}
+
 function laneTitle(lane) {
   if (lane.thread !== 0) return `thread ${lane.thread}`;
   return `${lane.device.name} stream ${lane.device.stream}`;
@@ -83,7 +95,7 @@ export class Timeline {
       const data = await fetchJson(
         `/api/sessions/${this.sessionId}/timeline?${range}width=${this.plotWidth()}`);
       if (sequence !== this.sequence) return;
-      this.data = data;
+      this.data = unpack(data);
       this.view = { from: data.start_unix_ns, to: data.end_unix_ns };
       this.element.dataset.state = "ready";
       this.draw();
