@@ -9,7 +9,9 @@
 #  2. through a real optraced on that database and `optrace ui`: the time
 #     from request to last byte of the page's endpoint
 #     /api/sessions/3/timeline (gRPC, daemon, JSON), ROUNDS requests per
-#     level, each level's median printed; "first" is the page's first
+#     level, each level's median printed, with the CPU time the daemon
+#     and `optrace ui` each spent per request (from /proc: what the load
+#     of other programs does not inflate); "first" is the page's first
 #     request (the whole session, nothing cached by the page).
 #   tests/bench/timeline_page.sh [build dir] [rounds]
 set -euo pipefail
@@ -39,6 +41,7 @@ mkdir -m 0700 "$tmp/runtime"
   2>"$tmp/daemon.log" &
 daemon=$!
 until grep -q ' ready:' "$tmp/daemon.log"; do sleep 0.05; done
+: >"$tmp/ui.out"
 XDG_RUNTIME_DIR="$tmp/runtime" "$build/cli/optrace" --socket "$tmp/run/optraced.sock" \
   ui --no-open >"$tmp/ui.out" 2>&1 &
 ui=$!
@@ -53,6 +56,9 @@ ask() {
     "$base/api/sessions/3/timeline?$1"
 }
 median() { sort -g | awk '{v[NR] = $1} END {printf "%.1f ms", 1000 * v[int((NR + 1) / 2)]}'; }
+# User + system CPU ticks of process $1 so far.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
 
 echo "first (whole session): $(ask 'width=1500')"
 read -r start end < <(curl -s -H "Authorization: Bearer $token" \
@@ -66,6 +72,10 @@ for zoom in 1 10 100 1000; do
     query=$(/usr/bin/python3 -c "s, e, z = $start, $end, $zoom; m = (s + e) // 2; h = (e - s) // z // 2; print(f'from={m - h}&to={m + h}&width=1500')")
   fi
   bytes=$(curl -s -H "Authorization: Bearer $token" "$base/api/sessions/3/timeline?$query" | wc -c)
+  daemon_before=$(ticks "$daemon")
+  ui_before=$(ticks "$ui")
   times=$(for _ in $(seq "$rounds"); do ask "$query"; done | median)
-  echo "zoom 1/$zoom: $times ($bytes bytes of JSON)"
+  cpu=$(awk -v d=$(($(ticks "$daemon") - daemon_before)) -v u=$(($(ticks "$ui") - ui_before)) \
+    -v hz="$hz" -v n="$rounds" 'BEGIN {printf "CPU per request: optraced %.0f ms, optrace ui %.0f ms", 1000 * d / hz / n, 1000 * u / hz / n}')
+  echo "zoom 1/$zoom: $times ($bytes bytes of JSON; $cpu)"
 done
