@@ -60,7 +60,7 @@ median() { sort -g | awk '{v[NR] = $1} END {printf "%.1f ms", 1000 * v[int((NR +
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
-echo "first (whole session): $(ask 'width=1500')"
+echo "first (whole session): $(ask "width=1500" | median)"
 read -r start end < <(curl -s -H "Authorization: Bearer $token" \
   "$base/api/sessions/3/timeline?width=1" | /usr/bin/python3 -c \
   'import json, sys; t = json.load(sys.stdin); print(t["session_start_unix_ns"], t["session_end_unix_ns"])')
