@@ -75,10 +75,15 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
   if (attached_.count(name) != 0 || rejected_.Contains(name) || quota_.Waiting(name)) {
     return std::nullopt;
   }
+  // A session the last daemon left running continues whatever its uid
+  // holds (the last daemon held it within the bound).
+  const auto resumed =
+      std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
+                   [&](const SessionRecord& r) { return r.segment_name == name; });
   // Its uid's bound first, before anything is opened: a name that does
   // not parse is rejected by Attach below.
   const auto parsed = SegmentName::Parse(name);
-  if (parsed && !quota_.HasRoom(parsed->uid)) {
+  if (parsed && resumed == resume_.running_sessions.end() && !quota_.HasRoom(parsed->uid)) {
     Unschedule(name);
     if (quota_.Defer(parsed->uid, name)) {
       counters_->segments_deferred_uid_cap.fetch_add(1);
@@ -122,8 +127,6 @@ std::optional<SegmentAdmission::Admitted> SegmentAdmission::TryAttach(const std:
   SessionRecord record;
   const std::vector<RingCursor>* cursors = nullptr;
   const std::vector<HalfOp>* halves = nullptr;
-  auto resumed = std::find_if(resume_.running_sessions.begin(), resume_.running_sessions.end(),
-                              [&](const SessionRecord& r) { return r.segment_name == name; });
   std::optional<SessionRecord> stored;
   if (resumed == resume_.running_sessions.end()) {
     Result<std::optional<SessionRecord>> lookup = reader_->SessionBySegment(name);
@@ -226,8 +229,21 @@ void SegmentAdmission::CloseOrphans(BatchPipeline* pipeline) {
   // Sessions the last daemon left running whose segment is gone: their
   // process ended while no daemon ran and removed its segment. Close them
   // with what was persisted.
+  ResumeState pending;  // what is left of the resume state
   for (const SessionRecord& r : resume_.running_sessions) {
     if (attached_.count(r.segment_name) != 0) continue;
+    if (retry_.Contains(r.segment_name)) {
+      // Its segment is there but could not be opened yet: it continues
+      // the session when it is.
+      pending.running_sessions.push_back(r);
+      if (auto c = resume_.cursors.find(r.id); c != resume_.cursors.end()) {
+        pending.cursors.insert(std::move(*c));
+      }
+      if (auto h = resume_.open_halves.find(r.id); h != resume_.open_halves.end()) {
+        pending.open_halves.insert(std::move(*h));
+      }
+      continue;
+    }
     StoreBatch batch;
     const auto h = resume_.open_halves.find(r.id);
     ProducerSession::CloseOrphan(r,
@@ -238,7 +254,7 @@ void SegmentAdmission::CloseOrphans(BatchPipeline* pipeline) {
       LogWarning("could not store the end of session {}: writer queue full", r.id);
     }
   }
-  resume_ = ResumeState{};  // consumed
+  resume_ = std::move(pending);  // consumed, but for the segments still to attach
 }
 
 }  // namespace optrace::daemon

@@ -89,7 +89,8 @@ class SegmentAdmission {
   // Closes the sessions from Resume that did not attach (their process
   // ended while no daemon ran and removed its segment), as
   // ProducerSession::CloseOrphan does, and submits each in a batch of its
-  // own through `pipeline`. Consumes the resume state.
+  // own through `pipeline`. Consumes the resume state, but for the
+  // sessions whose segment is there and scheduled for a retry.
   void CloseOrphans(BatchPipeline* pipeline);
 
   // The session of segment `name` is gone: the name may attach again, and

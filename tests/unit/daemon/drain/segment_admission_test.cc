@@ -58,6 +58,23 @@ std::string NameFor(uint32_t pid, uint64_t nonce) {
       .Format();
 }
 
+// Whether admission.TryAttach(name) attached with this process's
+// open-file limit set at its lowest free descriptor number (so that no
+// descriptor is left to open the segment with); the limit is restored.
+bool AttachedWithNoDescriptorLeft(SegmentAdmission& admission, const std::string& name,
+                                  uint64_t now_ns) {
+  rlimit before{};
+  EXPECT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  const int lowest_free = ::dup(0);
+  EXPECT_GE(lowest_free, 0);
+  ::close(lowest_free);
+  const rlimit none_left{static_cast<rlim_t>(lowest_free), before.rlim_max};
+  EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &none_left), 0);
+  const bool attached = admission.TryAttach(name, now_ns).has_value();
+  EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
+  return attached;
+}
+
 class SegmentAdmissionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,6 +89,13 @@ class SegmentAdmissionTest : public ::testing::Test {
   SegmentAdmission MakeAdmission(SegmentAdmission::Options options = {}) {
     options.attach = testing::TestPolicy();
     return SegmentAdmission(std::move(options), reader_.get(), &dictionary_, nullptr, &counters_);
+  }
+
+  // One that attaches at most `max_segments_per_uid` segments of a uid.
+  SegmentAdmission MakeAdmissionOfCap(uint32_t max_segments_per_uid) {
+    SegmentAdmission::Options options;
+    options.max_segments_per_uid = max_segments_per_uid;
+    return MakeAdmission(std::move(options));
   }
 
   // A CLOCK_MONOTONIC time past every retry's delay until the last call.
@@ -296,9 +320,7 @@ TEST_F(SegmentAdmissionTest, TryAttach_UidAtItsCap_WaitsCountedOnceAttachedWhenO
   HeldProducer second(2, 1, &dictionary_);
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(second.ok());
-  SegmentAdmission::Options options;
-  options.max_segments_per_uid = 1;
-  SegmentAdmission admission = MakeAdmission(std::move(options));
+  SegmentAdmission admission = MakeAdmissionOfCap(1);
   admission.Resume(ResumeState{});
   ASSERT_TRUE(admission.TryAttach(first.segment_name(), now_).has_value());
   EXPECT_FALSE(admission.TryAttach(second.segment_name(), now_).has_value()) << "the uid is full";
@@ -382,21 +404,62 @@ TEST_F(SegmentAdmissionTest, RetryDue_OutOfFileDescriptors_NotRejectedAttachedLa
   ASSERT_TRUE(producer.ok());
   SegmentAdmission admission = MakeAdmission();
   admission.Resume(ResumeState{});
-  rlimit before{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
-  // The limit bounds descriptor numbers: at the lowest free one, none is left.
-  const int lowest_free = ::dup(0);
-  ASSERT_GE(lowest_free, 0);
-  ::close(lowest_free);
-  const rlimit none_left{static_cast<rlim_t>(lowest_free), before.rlim_max};
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &none_left), 0);
-  const bool attached = admission.TryAttach(producer.segment_name(), now_).has_value();
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
-  EXPECT_FALSE(attached) << "no file descriptor left to open it with";
+  EXPECT_FALSE(AttachedWithNoDescriptorLeft(admission, producer.segment_name(), now_));
   EXPECT_EQ(counters_.segments_rejected.load(), 0u);
   int adopted = 0;
   admission.RetryDue(Later(), [&](SegmentAdmission::Admitted) { ++adopted; });
   EXPECT_EQ(adopted, 1);
+}
+
+TEST_F(SegmentAdmissionTest, TryAttach_ResumedSessionOfAUidAtItsCap_ContinuesAnyway) {
+  HeldProducer fresh(1, 1, &dictionary_);
+  HeldProducer continued(2, 1, &dictionary_);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_TRUE(continued.ok());
+  SegmentAdmission admission = MakeAdmissionOfCap(1);
+  ResumeState resume;
+  resume.max_session_id = 7;
+  SessionRecord stored;
+  stored.id = 7;
+  stored.segment_name = continued.segment_name();
+  resume.running_sessions.push_back(stored);
+  admission.Resume(std::move(resume));
+  ASSERT_TRUE(admission.TryAttach(fresh.segment_name(), now_).has_value());
+  auto admitted = admission.TryAttach(continued.segment_name(), now_);
+  ASSERT_TRUE(admitted.has_value()) << "the last daemon held it within the bound";
+  EXPECT_TRUE(admitted->resumed);
+  EXPECT_EQ(counters_.segments_deferred_uid_cap.load(), 0u);
+}
+
+// A session the last daemon left running whose segment cannot be opened
+// at start (no descriptor left) is not closed as an orphan: it continues
+// once the segment attaches.
+TEST_F(SegmentAdmissionTest, CloseOrphans_ResumedSegmentNotOpenedYet_KeptAndContinuedLater) {
+  HeldProducer producer(1, 1, &dictionary_);
+  ASSERT_TRUE(producer.ok());
+  SessionRecord running;
+  running.id = 4;
+  running.segment_name = producer.segment_name();
+  StoreBatch before;
+  before.sessions = {running};
+  StoreAndFlush(std::move(before));
+  auto resume = store_->LoadResumeState();
+  ASSERT_TRUE(resume.ok()) << resume.status().message();
+  ASSERT_EQ(resume.value().running_sessions.size(), 1u);
+  SegmentAdmission admission = MakeAdmission();
+  admission.Resume(std::move(resume).value());
+  ASSERT_FALSE(AttachedWithNoDescriptorLeft(admission, producer.segment_name(), now_));
+  BatchPipeline pipeline(store_.get(), &dictionary_, &counters_, {});
+  admission.CloseOrphans(&pipeline);
+  ASSERT_TRUE(store_->Flush(10'000));
+  const auto kept = Stored(4);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->state, SessionState::kRunning) << "not closed: its segment is there";
+  std::optional<SegmentAdmission::Admitted> later;
+  admission.RetryDue(Later(), [&](SegmentAdmission::Admitted a) { later = std::move(a); });
+  ASSERT_TRUE(later.has_value());
+  EXPECT_TRUE(later->resumed);
+  EXPECT_EQ(later->session->record().id, 4u);
 }
 
 }  // namespace
