@@ -195,8 +195,14 @@ void SegmentAdmission::Scanned(const std::vector<std::string>& present, uint64_t
 }
 
 void SegmentAdmission::RetryDue(uint64_t now_ns, const std::function<void(Admitted)>& adopt) {
-  for (const std::string& name : quota_.TakeWaitingWithRoom()) {
-    if (auto admitted = TryAttach(name, now_ns)) adopt(std::move(*admitted));
+  // Until the room is used or nothing waits: a name that does not attach
+  // (a file named for a uid that does not own it fails validation) leaves
+  // its room to the next.
+  for (auto names = quota_.TakeWaitingWithRoom(); !names.empty();
+       names = quota_.TakeWaitingWithRoom()) {
+    for (const std::string& name : names) {
+      if (auto admitted = TryAttach(name, now_ns)) adopt(std::move(*admitted));
+    }
   }
   for (const std::string& name : retry_.Due(now_ns)) {
     if (auto admitted = TryAttach(name, now_ns)) {

@@ -462,5 +462,31 @@ TEST_F(SegmentAdmissionTest, CloseOrphans_ResumedSegmentNotOpenedYet_KeptAndCont
   EXPECT_EQ(later->session->record().id, 4u);
 }
 
+// A name that waits for a uid's room but fails validation once tried (a
+// file made by another user, or a broken one) does not use that room: the
+// next waiting segment attaches in the same retry.
+TEST_F(SegmentAdmissionTest, RetryDue_WaitingNameThatFailsValidation_RoomGoesToTheNext) {
+  HeldProducer first(1, 1, &dictionary_);
+  HeldProducer second(2, 1, &dictionary_);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(second.ok());
+  const std::string broken = NameFor(1, 0xd);  // pid 1: tried first, in name order
+  MakeShmFile(broken, static_cast<off_t>(abi::kMaxSegmentBytes + 4096));
+  SegmentAdmission admission = MakeAdmissionOfCap(1);
+  admission.Resume(ResumeState{});
+  ASSERT_TRUE(admission.TryAttach(first.segment_name(), now_).has_value());
+  EXPECT_FALSE(admission.TryAttach(broken, now_).has_value());
+  EXPECT_FALSE(admission.TryAttach(second.segment_name(), now_).has_value());
+  EXPECT_EQ(counters_.segments_deferred_uid_cap.load(), 2u);
+  admission.Release(first.segment_name());
+  std::string attached;
+  admission.RetryDue(Later(), [&](SegmentAdmission::Admitted admitted) {
+    attached = admitted.session->record().segment_name;
+  });
+  EXPECT_EQ(counters_.segments_rejected.load(), 1u) << "the broken one, tried first";
+  EXPECT_EQ(attached, second.segment_name()) << "in the same retry";
+  ::unlink(("/dev/shm/" + broken).c_str());
+}
+
 }  // namespace
 }  // namespace optrace::daemon
