@@ -322,6 +322,8 @@ json ToJson(const v1::GetStatusResponse& status) {
   for (const auto& [name, value] : status.counters()) counters[name] = value;
   json listeners = json::array();
   for (const v1::Listener& listener : status.listeners()) listeners.push_back(ToJson(listener));
+  json stored_sessions = json::object();
+  for (const auto& [state, count] : status.stored_sessions()) stored_sessions[state] = count;
   return {{"version", status.version()},
           {"uptime_ns", status.uptime_ns()},
           {"namespace", status.namespace_()},
@@ -329,6 +331,7 @@ json ToJson(const v1::GetStatusResponse& status) {
           {"db_bytes", status.db_bytes()},
           {"attached_segments", status.attached_segments()},
           {"running_sessions", status.running_sessions()},
+          {"stored_sessions", stored_sessions},
           {"events_per_second", status.events_per_second()},
           {"events_ingested", status.events_ingested()},
           {"drops", ToJson(status.drops())},

@@ -53,6 +53,14 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
   line("producers",
        fmt::format("{} running sessions, {} attached segments, {} live tails",
                    status.running_sessions(), status.attached_segments(), status.tails()));
+  if (status.stored_sessions_size() > 0) {
+    std::string stored;
+    for (const auto& [state, count] : std::map(status.stored_sessions().begin(),
+                                               status.stored_sessions().end())) {
+      stored += fmt::format("{}{} {}", stored.empty() ? "" : ", ", count, state);
+    }
+    line("stored", stored + " sessions in the database");
+  }
   line("ingest", fmt::format("{:.0f} events/s now, {} events in all", status.events_per_second(),
                              status.events_ingested()));
   line("level", fmt::format("default {}", LevelWord(status.default_level())));

@@ -50,6 +50,7 @@ struct Flags {
       ns, level, retention_max_bytes, retention_max_age, uid_max_bytes, keep_last, keep_last_bytes,
       keep_session_max_bytes, keep_uid_max_bytes, forward_clickhouse, node, metrics_listen,
       metrics_token_file, listing_max_bytes;
+  std::optional<uint64_t> max_segments_per_uid;
   bool debug = false;
   bool no_listings = false;
   bool metrics_insecure = false;
@@ -114,6 +115,7 @@ Status ApplyFlags(const Flags& f, DaemonConfig* c) {
     }
     *flag.out = *ns;
   }
+  if (f.max_segments_per_uid) c->max_segments_per_uid = *f.max_segments_per_uid;
   if (f.forward_clickhouse) c->forward.url = *f.forward_clickhouse;
   if (f.node) c->node = *f.node;
   if (f.debug) c->debug_log = true;
@@ -169,7 +171,9 @@ int Run(const Flags& flags) {
   }
   DaemonConfig config = std::move(loaded).value();
   if (config.debug_log) SetLogThreshold(LogLevel::kDebug);
-  LogDebug("{}", RaiseFdLimit());
+  // The limit it runs with, for whoever reads why producers or clients
+  // were refused descriptors (docs/daemon.md: bounds).
+  LogInfo("{}", RaiseFdLimit());
 
   // Who TCP callers are: their tokens are read once, here, before anything
   // is made.
@@ -290,6 +294,7 @@ int Run(const Flags& flags) {
   drain_options.attach.ns = config.ns;
   drain_options.attach.any_uid = ::geteuid() == 0;
   drain_options.attach.allowed_uids = config.allowed_uids;
+  drain_options.max_segments_per_uid = static_cast<uint32_t>(config.max_segments_per_uid);
   drain_options.limits.listings = {
       config.listings, config.listing_max_bytes,
       static_cast<uint32_t>(std::min<uint64_t>(config.listing_max_files, UINT32_MAX))};
@@ -474,6 +479,9 @@ int main(int argc, char** argv) {
   app.add_option("--keep-uid-max-bytes", flags.keep_uid_max_bytes,
                  "keeps: span page bytes one uid's kept ranges may hold (default 256MiB; "
                  "0 = unbounded)");
+  app.add_option("--max-segments-per-uid", flags.max_segments_per_uid,
+                 "producer segments of one uid attached at once; more wait until one ends "
+                 "(default 256)");
   bool foreground = true;
   app.add_flag("--foreground", foreground,
                "run in the foreground (the default: for service managers)");

@@ -108,20 +108,26 @@ Result<QueryPage> LocalQueryOps(const std::string& db_path, const v1::QueryOpsRe
   return daemon::QueryOps(*reader.value(), request);
 }
 
-// The drops of every stored session not in `live` (those are counted
-// fresher by the drain loop). A database that cannot be read gives nullopt
-// and a warning: the rest of the status is still worth answering (it says
-// what is wrong with the writer).
-std::optional<SessionRecord> StoredDropsExcept(const std::string& db_path,
-                                               std::span<const SessionId> live) {
+// Into `state`: the drops of every stored session not in `live` (those
+// are counted fresher by the drain loop) and the stored sessions by state.
+// A database that cannot be read leaves them unset, with a warning: the
+// rest of the status is still worth answering (it says what is wrong with
+// the writer).
+void ReadStoredSessions(const std::string& db_path, std::span<const SessionId> live,
+                        StatusSnapshot* state) {
   auto reader = ThreadReader(db_path);
-  auto stored =
-      reader.ok() ? reader.value()->SumOfDropsExcept(live) : Result<SessionRecord>(reader.status());
-  if (!stored.ok()) {
-    LogWarning("status: stored sessions' drops not read: {}", stored.status().message());
-    return std::nullopt;
+  Status status = reader.status();
+  if (status.ok()) {
+    auto drops = reader.value()->SumOfDropsExcept(live);
+    auto by_state = reader.value()->SessionsByState();
+    status = drops.ok() ? by_state.status() : drops.status();
+    if (status.ok()) {
+      state->stored_drops = std::move(drops).value();
+      state->stored_sessions = std::move(by_state).value();
+      return;
+    }
   }
-  return std::move(stored).value();
+  LogWarning("status: stored sessions not read: {}", status.message());
 }
 
 void FillOpenOp(const HalfOp& h, const std::string& name, const std::string& tag,
@@ -535,8 +541,7 @@ grpc::Status OpTraceService::GetStatus(grpc::ServerContext* ctx, const v1::GetSt
 bool OpTraceService::FullStatus(v1::GetStatusResponse* response) const {
   auto drain = ctx_.drain->LiveStatus();
   if (!drain) return false;
-  std::optional<SessionRecord> stored_drops = StoredDropsExcept(ctx_.db_path, drain->live_sessions);
-  const StatusSnapshot state{
+  StatusSnapshot state{
       .version = ctx_.version,
       .ns = ctx_.ns,
       .db_path = ctx_.db_path,
@@ -544,7 +549,8 @@ bool OpTraceService::FullStatus(v1::GetStatusResponse* response) const {
       .drain = std::move(*drain),
       .counters = &ctx_.drain->counters(),
       .store = ctx_.store->GetStatus(),
-      .stored_drops = std::move(stored_drops),
+      .stored_drops = std::nullopt,  // ReadStoredSessions, below
+      .stored_sessions = {},
       .tails = static_cast<uint32_t>(ctx_.tails->size()),
       .serving = {.tail_records_published = ctx_.tails->published(),
                   .tail_items_skipped = ctx_.tails->skipped(),
@@ -556,6 +562,7 @@ bool OpTraceService::FullStatus(v1::GetStatusResponse* response) const {
           ctx_.forwarder != nullptr ? std::optional(ctx_.forwarder->GetStatus()) : std::nullopt,
       .listeners = ctx_.listeners,
   };
+  ReadStoredSessions(ctx_.db_path, state.drain.live_sessions, &state);
   FillStatusReport(state, response);
   return true;
 }

@@ -32,6 +32,7 @@ constexpr FieldCounter<StoreStatus> kStoreCounters[] = {
     {"batches_dropped", &StoreStatus::batches_dropped},
     {"write_errors", &StoreStatus::write_errors},
     {"sessions_deleted_by_retention", &StoreStatus::sessions_deleted_by_retention},
+    {"strings_removed_by_retention", &StoreStatus::strings_removed_by_retention},
     {"spans_trimmed_by_window", &StoreStatus::spans_trimmed_by_window},
     {"spans_trimmed_by_cap", &StoreStatus::spans_trimmed_by_cap},
     {"keeps_recorded", &StoreStatus::keeps_recorded},
@@ -100,6 +101,8 @@ void FillStatusReport(const StatusSnapshot& state, v1::GetStatusResponse* out) {
     AddDrops(*state.stored_drops, &all_drops);
     *out->mutable_all_sessions_drops() = DropsOf(all_drops, events_shed);
   }
+  out->mutable_stored_sessions()->insert(state.stored_sessions.begin(),
+                                         state.stored_sessions.end());
   out->set_writer_backlog_batches(state.store.queued_batches);
   out->set_writer_backlog_spans(state.store.queued_spans);
   out->set_writer_last_error(state.store.last_error);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct StatusSnapshot {
   // nullopt when the database could not be read (all_sessions_drops is
   // then left unset).
   std::optional<SessionRecord> stored_drops;
+  // The stored sessions by state name; empty when the database could not
+  // be read.
+  std::map<std::string, uint64_t> stored_sessions;
   uint32_t tails = 0;  // live tails now
   ServingCounters serving;
   std::optional<ForwarderStatus> forward;  // nullopt when the daemon does not forward

@@ -340,6 +340,7 @@ constexpr ConfigKeyRow kConfigKeys[] = {
                                                        kRestart),
     Key<ReadBool, &C::forward, &F::gzip>("forward_clickhouse_gzip", kRestart),
     Key<ReadCount, &C::max_streams_per_uid>("max_streams_per_uid", kRestart),
+    Key<ReadCount, &C::max_segments_per_uid>("max_segments_per_uid", kRestart),
     Key<ReadUnitValue<ParseByteSize, kSizeLike64MiB>, &C::max_bytes_in_flight_per_uid>(
         "max_bytes_in_flight_per_uid", kRestart),
     Key<ReadCount, &C::max_threaded_streams>("max_threaded_streams", kRestart),
@@ -481,6 +482,11 @@ Status ValidateConfig(const DaemonConfig& c) {
   }
   if (c.max_streams_per_uid < 1 || c.max_streams_per_uid > 1'000'000) {
     return Status::InvalidArgument("max_streams_per_uid " + std::to_string(c.max_streams_per_uid) +
+                                   " must be between 1 and 1000000");
+  }
+  if (c.max_segments_per_uid < 1 || c.max_segments_per_uid > 1'000'000) {
+    return Status::InvalidArgument("max_segments_per_uid " +
+                                   std::to_string(c.max_segments_per_uid) +
                                    " must be between 1 and 1000000");
   }
   if (c.max_threaded_streams < 1 || c.max_threaded_streams > 24) {

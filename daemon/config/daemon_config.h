@@ -86,6 +86,9 @@ struct DaemonConfig {
   // Per-uid caps of the streaming calls (Tail, QueryOps, Export): streams
   // open at once, and bytes handed to gRPC that the clients have not read.
   uint64_t max_streams_per_uid = 1024;
+  // Producer segments of one uid attached at once (each holds two file
+  // descriptors and a mapping); more wait until one of its sessions ends.
+  uint64_t max_segments_per_uid = 256;
   uint64_t max_bytes_in_flight_per_uid = uint64_t{64} << 20;
   // QueryOps and Export streams served at once, all uids together and of
   // one uid: each runs its scan on a thread of its own while it streams

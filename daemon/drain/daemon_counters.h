@@ -16,6 +16,10 @@ namespace optrace::daemon {
 #define OPTRACE_DAEMON_COUNTERS(X)                                               \
   X(segments_attached, "segments claimed and drained")                           \
   X(segments_rejected, "segments that failed validation; reported, left alone")  \
+  X(segments_rejected_forgotten,                                                 \
+    "rejected names forgotten to bound the list; validated again if seen again") \
+  X(segments_deferred_uid_cap,                                                   \
+    "segments not attached while their uid had max_segments_per_uid attached")   \
   X(segments_removed, "segments drained and removed after their process ended")  \
   X(sessions_finished, "sessions ended because their process exited or crashed") \
   X(events_ingested, "events read from the rings")                               \

@@ -26,6 +26,15 @@ constexpr uint64_t kWatcherTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kFirstSessionTag = 2;
 
+SegmentAdmission::Options AdmissionOptionsOf(const DrainOptions& drain) {
+  SegmentAdmission::Options options;
+  options.shm_folder = drain.shm_folder;
+  options.attach = drain.attach;
+  options.limits = drain.limits;
+  options.max_segments_per_uid = drain.max_segments_per_uid;
+  return options;
+}
+
 }  // namespace
 
 DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<SpanReader> reader,
@@ -40,9 +49,8 @@ DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<Spa
       levels_(std::move(policy), tails, &counters_),
       pipeline_(store, &dictionary_, &counters_,
                 {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}),
-      admission_(
-          {.shm_folder = options_.shm_folder, .attach = options_.attach, .limits = options_.limits},
-          reader_.get(), &dictionary_, listener_, &counters_) {}
+      admission_(AdmissionOptionsOf(options_), reader_.get(), &dictionary_, listener_,
+                 &counters_) {}
 
 DrainLoop::~DrainLoop() {
   if (thread_.joinable()) {
@@ -94,7 +102,8 @@ void DrainLoop::Wake() {
 void DrainLoop::Run() {
   NameThisThread("optrace-drain");
   // Producers that existed before us (or across our restart) first.
-  for (const std::string& name : watcher_->Scan()) TryAttach(name);
+  admission_.Scanned(watcher_->Scan(), ClockNowNs(CLOCK_MONOTONIC),
+                     [this](SegmentAdmission::Admitted admitted) { Adopt(std::move(admitted)); });
   admission_.CloseOrphans(&pipeline_);
   int interval_ms = options_.min_interval_ms;
   pipeline_.StartClock(ClockNowNs(CLOCK_MONOTONIC));
@@ -139,7 +148,7 @@ void DrainLoop::Run() {
 }
 
 void DrainLoop::TryAttach(const std::string& name) {
-  if (auto admitted = admission_.TryAttach(name)) Adopt(std::move(*admitted));
+  if (auto admitted = admission_.TryAttach(name, ClockNowNs(CLOCK_MONOTONIC))) Adopt(std::move(*admitted));
 }
 
 void DrainLoop::Adopt(SegmentAdmission::Admitted admitted) {
@@ -233,12 +242,12 @@ void DrainLoop::Housekeeping(uint64_t now_ns) {
     control_->SetDefaultLevel(levels_.LevelForNewProducers());
     if (heartbeat) control_->Heartbeat(now_ns);
   }
+  const auto adopt = [this](SegmentAdmission::Admitted admitted) { Adopt(std::move(admitted)); };
   if (now_ns - last_scan_ns_ >= kScanNs) {
     last_scan_ns_ = now_ns;
-    for (const std::string& name : watcher_->Scan()) TryAttach(name);
+    admission_.Scanned(watcher_->Scan(), now_ns, adopt);
   }
-  admission_.RetryNotReady(
-      [this](SegmentAdmission::Admitted admitted) { Adopt(std::move(admitted)); });
+  admission_.RetryDue(now_ns, adopt);
   if (options_.alive && options_.alive_interval_ns != 0 &&
       now_ns - last_alive_ns_ >= options_.alive_interval_ns) {
     last_alive_ns_ = now_ns;

@@ -53,6 +53,8 @@ struct DrainOptions {
   // within milliseconds even when they follow a quiet spell.
   int live_max_interval_ms = 2;
   ProducerSession::Limits limits;
+  // Segments of one uid attached at once (SegmentAdmission::Options).
+  uint32_t max_segments_per_uid = 256;
   // Called from the drain thread every `alive_interval_ns` (0: never), to
   // tell a service manager's watchdog that draining goes on.
   std::function<void()> alive;

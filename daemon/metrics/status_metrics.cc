@@ -64,8 +64,18 @@ void WriteStatusMetrics(const v1::GetStatusResponse& status, MetricsText* out) {
              static_cast<double>(status.db_bytes()), out);
   WriteGauge("optrace_attached_producers", "Producer segments attached now.",
              status.attached_segments(), out);
-  out->Family("optrace_sessions", "gauge", "Sessions by state (running: attached producers).");
+  out->Family("optrace_sessions", "gauge",
+              "Sessions by state: running (attached producers now), exited and crashed (in the "
+              "database).");
   out->Sample("optrace_sessions", {{"state", "running"}}, uint64_t{status.running_sessions()});
+  // Ended sessions only when the database was read (all_sessions_drops
+  // is set then): a 0 must mean none.
+  for (const char* ended : {"exited", "crashed"}) {
+    if (!status.has_all_sessions_drops()) break;
+    const auto stored = status.stored_sessions().find(ended);
+    out->Sample("optrace_sessions", {{"state", ended}},
+                stored != status.stored_sessions().end() ? stored->second : uint64_t{0});
+  }
   WriteGauge("optrace_live_tails", "Live Tail streams now.", status.tails(), out);
   WriteGauge("optrace_writer_queue_batches", "Batches waiting for the storage writer.",
              static_cast<double>(status.writer_backlog_batches()), out);

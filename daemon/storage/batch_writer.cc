@@ -43,8 +43,8 @@ bool StartsBefore(const Span& a, const Span& b) { return a.start_ns < b.start_ns
 }  // namespace
 
 Result<std::unique_ptr<BatchWriter>> BatchWriter::Create(
-    SqliteConnection& db, std::chrono::milliseconds sketch_write_interval) {
-  std::unique_ptr<BatchWriter> writer(new BatchWriter(db, sketch_write_interval));
+    SqliteConnection& db, std::chrono::milliseconds sketch_write_interval, StringUses* uses) {
+  std::unique_ptr<BatchWriter> writer(new BatchWriter(db, sketch_write_interval, uses));
   Status prepared = writer->PrepareStatements();
   if (!prepared.ok()) return prepared;
   return writer;
@@ -128,8 +128,10 @@ Status BatchWriter::Write(const StoreBatch& batch) {
     // aggregates were not written (the batch is retried or dropped whole).
     session_groups_.clear();
     aggregates_.RolledBack();
+    uses_->RolledBack();
     return written;
   }
+  uses_->Committed(batch);
   aggregates_.Committed(sketches_written_);
   if (sketches_written_) {
     next_sketch_write_ = std::chrono::steady_clock::now() + sketch_write_interval_;
@@ -146,7 +148,7 @@ Status BatchWriter::WriteInTransaction(const StoreBatch& batch) {
   for (Status (BatchWriter::*step)(const StoreBatch&) :
        {&BatchWriter::WriteStrings, &BatchWriter::WriteSessions, &BatchWriter::WriteSpans,
         &BatchWriter::WriteInstants, &BatchWriter::WriteHalves, &BatchWriter::WriteCursors,
-        &BatchWriter::WriteListings}) {
+        &BatchWriter::WriteListings, &BatchWriter::WriteStringUses}) {
     Status written = (this->*step)(batch);
     if (!written.ok()) return written;  // the transaction rolls back
   }
@@ -162,6 +164,8 @@ Status BatchWriter::WriteStrings(const StoreBatch& batch) {
   }
   return Status::Ok();
 }
+
+Status BatchWriter::WriteStringUses(const StoreBatch& batch) { return uses_->Write(batch); }
 
 Status BatchWriter::WriteSessions(const StoreBatch& batch) {
   for (const SessionRecord& record : batch.sessions) {

@@ -15,6 +15,7 @@
 #include "storage/op_aggregate.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
+#include "storage/string_uses.h"
 
 namespace optrace::daemon {
 
@@ -24,9 +25,10 @@ namespace optrace::daemon {
 class BatchWriter {
  public:
   // Prepares the statements; errors are SQLite's (see SqliteError).
-  // `sketch_write_interval`: see Write.
+  // `sketch_write_interval`: see Write. `uses` records each batch's
+  // string uses (REQUIRES: it outlives the writer).
   static Result<std::unique_ptr<BatchWriter>> Create(
-      SqliteConnection& db, std::chrono::milliseconds sketch_write_interval);
+      SqliteConnection& db, std::chrono::milliseconds sketch_write_interval, StringUses* uses);
 
   // Commits all of `batch` in one transaction, or nothing: on any error the
   // transaction is rolled back and the error returned (see SqliteError for
@@ -44,15 +46,16 @@ class BatchWriter {
   // with its next batch or its end, and a daemon that dies loses the lag
   // from the sketches for good, never from the totals. Its listings are
   // stored once each (ListingWriter::Insert: one its session already holds
-  // is left alone).
+  // is left alone), and its sessions' string uses recorded (StringUses).
   Status Write(const StoreBatch& batch);
 
   // How many rows' sketches may wait (memory: one sketch each).
   static constexpr size_t kMaxUnwrittenSketches = 20'000;
 
  private:
-  BatchWriter(SqliteConnection& db, std::chrono::milliseconds sketch_write_interval)
-      : db_(db), sketch_write_interval_(sketch_write_interval) {}
+  BatchWriter(SqliteConnection& db, std::chrono::milliseconds sketch_write_interval,
+              StringUses* uses)
+      : db_(db), uses_(uses), sketch_write_interval_(sketch_write_interval) {}
   Status PrepareStatements();
   Status WriteInTransaction(const StoreBatch& batch);
   Status WriteStrings(const StoreBatch& batch);
@@ -80,8 +83,10 @@ class BatchWriter {
   Status WriteHalves(const StoreBatch& batch);
   Status WriteCursors(const StoreBatch& batch);
   Status WriteListings(const StoreBatch& batch);
+  Status WriteStringUses(const StoreBatch& batch);
 
   SqliteConnection& db_;
+  StringUses* const uses_;
   SqliteStatement insert_string_;
   SqliteStatement upsert_session_;
   SqliteStatement insert_page_;

@@ -25,7 +25,8 @@ constexpr std::pair<const char*, const char*> kSessionTables[] = {
     {"span_pages", "session_id"},    {"instants", "session_id"},
     {"op_aggregates", "session_id"}, {"open_halves", "session_id"},
     {"ring_cursors", "session_id"},  {"keeps", "session_id"},
-    {"listings", "session_id"},      {"sessions", "id"},
+    {"listings", "session_id"},      {"session_strings", "session_id"},
+    {"sessions", "id"},
 };
 
 // Pages one trim step takes from a running session at most.
@@ -34,8 +35,8 @@ constexpr size_t kPagesPerStep = 64;
 }  // namespace
 
 Result<std::unique_ptr<Retention>> Retention::Create(SqliteConnection& db, PageTrimmer& trimmer,
-                                                     RetentionPolicy policy) {
-  std::unique_ptr<Retention> retention(new Retention(db, trimmer, policy));
+                                                     StringUses& strings, RetentionPolicy policy) {
+  std::unique_ptr<Retention> retention(new Retention(db, trimmer, strings, policy));
   Status prepared = retention->PrepareStatements();
   if (!prepared.ok()) return prepared;
   return retention;
@@ -93,9 +94,8 @@ Result<RetentionPass> Retention::Enforce(int64_t now_ns) {
     Result<std::vector<SessionId>> expired = EndedBefore(now_ns - policy_.max_age_ns);
     if (!expired.ok()) return finish(expired.status());
     for (SessionId session : expired.value()) {
-      Status removed = DeleteSession(session);
+      Status removed = DeleteSession(session, &pass);
       if (!removed.ok()) return finish(removed);
-      ++pass.sessions_deleted;
     }
   }
   if (policy_.max_bytes == 0 && policy_.uid_max_bytes == 0) return finish(Status::Ok());
@@ -158,9 +158,8 @@ Result<bool> Retention::ReduceUid(uint32_t uid, uint64_t excess, std::vector<Ses
     return s.uid == uid && !s.running;
   });
   if (ended != usage->end()) {
-    Status removed = DeleteSession(ended->id);
+    Status removed = DeleteSession(ended->id, pass);
     if (!removed.ok()) return removed;
-    ++pass->sessions_deleted;
     usage->erase(ended);
     return true;
   }
@@ -234,7 +233,7 @@ Result<uint64_t> Retention::UsedBytes() {
          static_cast<uint64_t>(page_size.value());
 }
 
-Status Retention::DeleteSession(SessionId session) {
+Status Retention::DeleteSession(SessionId session, RetentionPass* pass) {
   Result<SqliteTransaction> transaction =
       SqliteTransaction::Begin(db_, SqliteTransaction::Kind::kImmediate);
   if (!transaction.ok()) return transaction.status();
@@ -244,12 +243,19 @@ Status Retention::DeleteSession(SessionId session) {
   count_unforwarded_.BindUint64(1, session);
   Status counted = count_unforwarded_.Run();
   if (!counted.ok()) return counted;
+  // Before its session_strings rows go: they say which strings it used.
+  Result<uint64_t> strings = strings_.Collect(session);
+  if (!strings.ok()) return strings.status();
   for (SqliteStatement& remove : delete_rows_) {
     remove.BindUint64(1, session);
     Status removed = remove.Run();
     if (!removed.ok()) return removed;
   }
-  return transaction->Commit();
+  Status committed = transaction->Commit();
+  if (!committed.ok()) return committed;
+  ++pass->sessions_deleted;
+  pass->strings_removed += strings.value();
+  return Status::Ok();
 }
 
 Status Retention::Compact() {

@@ -13,6 +13,7 @@
 #include "storage/page_trimmer.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
+#include "storage/string_uses.h"
 
 namespace optrace::daemon {
 
@@ -30,17 +31,19 @@ struct RetentionPass {
   // Spans trimmed off running sessions by the caps (max_bytes, uid_max_bytes):
   // the shortfall of their windows.
   uint64_t spans_trimmed = 0;
+  // Strings that only the deleted sessions used (StringUses::Collect).
+  uint64_t strings_removed = 0;
 };
 
 // Holds the prepared statements of retention.
-// REQUIRES: `db` has the current schema, and it and `trimmer` (which
-// writes through `db`) outlive this object.
+// REQUIRES: `db` has the current schema, and it, `trimmer` and `strings`
+// (which write through `db`) outlive this object.
 // Thread rules: the thread that writes through `db` (the store's writer),
 // between batches (no transaction open).
 class Retention {
  public:
   static Result<std::unique_ptr<Retention>> Create(SqliteConnection& db, PageTrimmer& trimmer,
-                                                   RetentionPolicy policy);
+                                                   StringUses& strings, RetentionPolicy policy);
 
   // One pass, in this order:
   //  1. age: deletes every ended (exited or crashed) session that ended
@@ -57,7 +60,8 @@ class Retention {
   // give nothing more is passed over. Trimming takes at most
   // kMaxTrimPagesPerPass pages a pass: once they are spent the pass ends
   // (the next one goes on).
-  // A session goes with all its rows, each in one transaction; spans that
+  // A session goes with all its rows and the strings only it used
+  // (StringUses::Collect), each in one transaction; spans that
   // the forwarder has not sent, deleted or trimmed, are added to
   // forward_cursor.spans_lost_to_retention in the same transaction. After
   // any deletion or trim, frees the pages (incremental_vacuum) and
@@ -77,14 +81,17 @@ class Retention {
     uint64_t bytes = 0;  // page_bytes
   };
 
-  Retention(SqliteConnection& db, PageTrimmer& trimmer, RetentionPolicy policy)
-      : db_(db), trimmer_(trimmer), policy_(policy) {}
+  Retention(SqliteConnection& db, PageTrimmer& trimmer, StringUses& strings,
+            RetentionPolicy policy)
+      : db_(db), trimmer_(trimmer), strings_(strings), policy_(policy) {}
   Status PrepareStatements();
   Result<std::vector<SessionId>> EndedBefore(int64_t cutoff_ns);
   // Every session, ended ones by end time (then id) first.
   Result<std::vector<SessionUsage>> Usage();
   Result<uint64_t> UsedBytes();
-  Status DeleteSession(SessionId session);
+  // Deletes `session` whole, counting it and the strings that went with
+  // it in `*pass`.
+  Status DeleteSession(SessionId session, RetentionPass* pass);
   // Gives up at least some of `uid`'s data towards freeing `excess` bytes
   // (see Enforce), updating `*usage` and `*pass`. Returns false when the
   // uid had nothing left to give (or the trim budget is spent).
@@ -94,6 +101,7 @@ class Retention {
 
   SqliteConnection& db_;
   PageTrimmer& trimmer_;
+  StringUses& strings_;
   const RetentionPolicy policy_;
   SqliteStatement select_ended_before_;
   SqliteStatement select_usage_;

@@ -245,10 +245,23 @@ CREATE TABLE listings(
   UNIQUE (session_id, file, content_hash));
 )sql";
 
+// Version 13: which sessions use which strings (storage/string_uses.h), so
+// that deleting a session removes the strings only it used. What sessions
+// stored before used is not known: their strings are kept, as used by
+// session 0 (no session has that id).
+constexpr const char* kSchemaV13 = R"sql(
+CREATE TABLE session_strings(
+  session_id INTEGER NOT NULL,
+  string_id INTEGER NOT NULL,
+  PRIMARY KEY (session_id, string_id)) WITHOUT ROWID;
+CREATE INDEX session_strings_by_string ON session_strings(string_id, session_id);
+INSERT INTO session_strings(session_id, string_id) SELECT 0, id FROM strings;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1}, {2, kSchemaV2},   {3, kSchemaV3},   {4, kSchemaV4},
     {5, kSchemaV5}, {6, kSchemaV6},   {7, kSchemaV7},   {8, kSchemaV8},
-    {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11}, {12, kSchemaV12},
+    {9, kSchemaV9}, {10, kSchemaV10}, {11, kSchemaV11}, {12, kSchemaV12}, {13, kSchemaV13},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

@@ -62,6 +62,7 @@ Status SpanReader::PrepareStatements() {
        "coalesce(sum(dropped_invalid), 0), coalesce(sum(strings_dropped), 0), "
        "coalesce(sum(names_capped), 0) FROM sessions "
        "WHERE id NOT IN (SELECT value FROM json_each(?))"},
+      {&sessions_by_state_, "SELECT state, count(*) FROM sessions GROUP BY state"},
       {&session_by_segment_, sessions + "WHERE segment_name = ?"},
       {&load_strings_, "SELECT id, text FROM strings ORDER BY id"},
       {&get_string_, "SELECT text FROM strings WHERE id = ?"},
@@ -155,6 +156,17 @@ Result<SessionRecord> SpanReader::SumOfDropsExcept(std::span<const SessionId> ex
     *fields[i] = sum_of_drops_except_.ColumnUint64(i);
   }
   return sums;
+}
+
+Result<std::map<std::string, uint64_t>> SpanReader::SessionsByState() {
+  std::map<std::string, uint64_t> counts;
+  ScopedStatementReset reset(sessions_by_state_);
+  for (;;) {
+    Result<bool> row = sessions_by_state_.Step();
+    if (!row.ok()) return InContext(row.status(), db_->path() + ": the sessions by state");
+    if (!row.value()) return counts;
+    counts[std::string(sessions_by_state_.ColumnText(0))] = sessions_by_state_.ColumnUint64(1);
+  }
 }
 
 Result<std::optional<SessionRecord>> SpanReader::FirstSession(SqliteStatement& statement,

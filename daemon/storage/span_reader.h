@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -88,6 +89,9 @@ class SpanReader {
   // but those of `except`, in one query whatever the number of sessions;
   // the record's other fields are 0.
   Result<SessionRecord> SumOfDropsExcept(std::span<const SessionId> except);
+  // How many sessions the database holds in each state, by its name
+  // ("running", "exited", "crashed"); a state none is in is absent.
+  Result<std::map<std::string, uint64_t>> SessionsByState();
 
   // The session that drained shm segment `segment_name`; nullopt if none.
   Result<std::optional<SessionRecord>> SessionBySegment(const std::string& segment_name);
@@ -204,6 +208,7 @@ class SpanReader {
   SqliteStatement running_sessions_;
   SqliteStatement get_session_;
   SqliteStatement sum_of_drops_except_;
+  SqliteStatement sessions_by_state_;
   SqliteStatement session_by_segment_;
   SqliteStatement load_strings_;
   SqliteStatement get_string_;

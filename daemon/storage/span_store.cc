@@ -62,12 +62,13 @@ class SqliteSpanStore final : public SpanStore {
   // Takes over the open database and the objects that write it, and
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
-                  std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
+                  std::unique_ptr<StringUses> uses, std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
                   std::unique_ptr<KeepTriggers> triggers, std::unique_ptr<PageTrimmer> trimmer,
                   std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
                   uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
+        uses_(std::move(uses)),
         writer_(std::move(writer)),
         keeps_(std::move(keeps)),
         triggers_(std::move(triggers)),
@@ -129,6 +130,7 @@ class SqliteSpanStore final : public SpanStore {
   // Used only by the writer thread once it has started (the constructor
   // hands them over before starting it).
   const std::unique_ptr<SqliteConnection> db_;
+  const std::unique_ptr<StringUses> uses_;  // the writer and retention borrow it
   const std::unique_ptr<BatchWriter> writer_;
   const std::unique_ptr<KeepRecorder> keeps_;
   const std::unique_ptr<KeepTriggers> triggers_;  // crash, latency, runtime, slow step
@@ -373,6 +375,7 @@ void SqliteSpanStore::AfterCommit() {
     std::lock_guard<std::mutex> lock(mu_);
     if (pass.ok()) {
       counters_.sessions_deleted_by_retention += pass->sessions_deleted;
+      counters_.strings_removed_by_retention += pass->strings_removed;
       counters_.spans_trimmed_by_cap += pass->spans_trimmed;
     } else {
       NoteHousekeepingError("retention", pass.status());
@@ -434,8 +437,10 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
     Status done = step(*db.value());
     if (!done.ok()) return done;
   }
+  Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db.value());
+  if (!uses.ok()) return uses.status();
   Result<std::unique_ptr<BatchWriter>> writer =
-      BatchWriter::Create(*db.value(), options.sketch_write_interval);
+      BatchWriter::Create(*db.value(), options.sketch_write_interval, uses.value().get());
   if (!writer.ok()) return writer.status();
   // Keeps may hold at most half of the database's cap, so that the cap
   // always has unkept data to trim or ended sessions to delete.
@@ -459,7 +464,7 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   std::unique_ptr<Retention> retention;
   if (policy.enabled()) {
     Result<std::unique_ptr<Retention>> created =
-        Retention::Create(*db.value(), *trimmer.value(), policy);
+        Retention::Create(*db.value(), *trimmer.value(), *uses.value(), policy);
     if (!created.ok()) return created.status();
     retention = std::move(created).value();
   }
@@ -467,7 +472,7 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   if (!bytes.ok()) return bytes.status();
   try {
     return std::unique_ptr<SpanStore>(new SqliteSpanStore(
-        options, std::move(db).value(), std::move(writer).value(), std::move(keeps).value(),
+        options, std::move(db).value(), std::move(uses).value(), std::move(writer).value(), std::move(keeps).value(),
         std::move(triggers).value(), std::move(trimmer).value(), std::move(window),
         std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {

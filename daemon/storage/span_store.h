@@ -70,6 +70,8 @@ struct StoreStatus {
   std::string last_error;           // "" when the last write succeeded
   uint64_t db_bytes = 0;            // main file + WAL
   uint64_t sessions_deleted_by_retention = 0;
+  // Strings removed with them: those no stored session uses any more.
+  uint64_t strings_removed_by_retention = 0;
   uint64_t spans_trimmed_by_window = 0;  // older than keep_last, or past keep_last_bytes
   // Trimmed off running sessions by retention_max_bytes or uid_max_bytes:
   // what their windows fell short of keep_last.

@@ -221,6 +221,10 @@ class MetricsTest(PrometheusTestCase):
         self.assertEqual(self.query_value("sum(resets(optrace_ops_total[5m]))"), 0)
         self.assertGreater(self.query_value("process_resident_memory_bytes"), 0)
 
+        # Sessions by state: the program's session has exited, none crashed.
+        self.assertEqual(self.query_value('optrace_sessions{state="exited"}', 1), 1)
+        self.assertEqual(self.query_value('optrace_sessions{state="crashed"}', 0), 0)
+
     def dashboard_variables(self, dashboard):
         """[(name, values)] of the dashboard's template variables as Grafana
         would fill them in against this Prometheus: first one value each

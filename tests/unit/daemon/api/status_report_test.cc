@@ -63,6 +63,7 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
   state.store.spans_trimmed_by_cap = 28;
   state.store.keeps_recorded = 29;
   state.store.keeps_refused_by_budget = 30;
+  state.store.strings_removed_by_retention = 31;
   v1::GetStatusResponse report;
   FillStatusReport(state, &report);
   const std::pair<const char*, uint64_t> expected[] = {
@@ -81,6 +82,7 @@ TEST(StatusReportTest, ServingAndStoreCounters_ReportedUnderTheirWireNames) {
       {"spans_trimmed_by_cap", 28},
       {"keeps_recorded", 29},
       {"keeps_refused_by_budget", 30},
+      {"strings_removed_by_retention", 31},
   };
   for (const auto& [name, value] : expected) EXPECT_EQ(CounterIn(report, name), value) << name;
   EXPECT_EQ(report.counters().size(), std::size(kDaemonCounters) + std::size(expected))

@@ -261,6 +261,7 @@ TEST(DaemonConfigTest, StreamAndQueryCaps_AppliedAndOutOfRangeRefusedNamingTheKe
   DaemonConfig c = DefaultConfig();
   const Status st = ApplyConfigFile(WriteFile(folder, R"(
 max_streams_per_uid = 8
+max_segments_per_uid = 16
 max_bytes_in_flight_per_uid = "1MiB"
 max_threaded_streams = 4
 max_threaded_streams_per_uid = 2
@@ -271,6 +272,7 @@ max_open_ops_returned = 200
                                     &c);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(c.max_streams_per_uid, 8u);
+  EXPECT_EQ(c.max_segments_per_uid, 16u);
   EXPECT_EQ(c.max_bytes_in_flight_per_uid, 1u << 20);
   EXPECT_EQ(c.max_threaded_streams, 4u);
   EXPECT_EQ(c.max_threaded_streams_per_uid, 2u);
@@ -280,6 +282,7 @@ max_open_ops_returned = 200
   EXPECT_TRUE(ValidateConfig(c).ok());
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, uint64_t>>{{"max_streams_per_uid", 0},
+                                                     {"max_segments_per_uid", 0},
                                                      {"max_threaded_streams", 25},
                                                      {"max_bytes_in_flight_per_uid", 1000},
                                                      {"max_threaded_streams_per_uid", 0},
@@ -288,6 +291,7 @@ max_open_ops_returned = 200
                                                      {"max_open_ops_returned", 0}}) {
     DaemonConfig bad = c;
     if (key == "max_streams_per_uid") bad.max_streams_per_uid = value;
+    if (key == "max_segments_per_uid") bad.max_segments_per_uid = value;
     if (key == "max_threaded_streams") bad.max_threaded_streams = value;
     if (key == "max_bytes_in_flight_per_uid") bad.max_bytes_in_flight_per_uid = value;
     if (key == "max_threaded_streams_per_uid") bad.max_threaded_streams_per_uid = value;
@@ -348,6 +352,7 @@ const std::map<std::string_view, std::string> kExampleValues = {
     {"forward_clickhouse_credentials_file", R"("/etc/optrace/clickhouse.credentials")"},
     {"forward_clickhouse_gzip", "true"},
     {"max_streams_per_uid", "8"},
+    {"max_segments_per_uid", "16"},
     {"max_bytes_in_flight_per_uid", R"("1MiB")"},
     {"max_threaded_streams", "4"},
     {"max_threaded_streams_per_uid", "2"},

@@ -31,7 +31,11 @@ class BatchWriterTest : public ::testing::Test {
   }
 
   void CreateWriter(std::chrono::milliseconds sketch_write_interval) {
-    Result<std::unique_ptr<BatchWriter>> writer = BatchWriter::Create(*db_, sketch_write_interval);
+    Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db_);
+    ASSERT_TRUE(uses.ok()) << uses.status().message();
+    uses_ = std::move(uses).value();
+    Result<std::unique_ptr<BatchWriter>> writer =
+        BatchWriter::Create(*db_, sketch_write_interval, uses_.get());
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     writer_ = std::move(writer).value();
   }
@@ -61,6 +65,7 @@ class BatchWriterTest : public ::testing::Test {
   testing::TempFolder dir_;
   const std::string path_ = dir_.path() + "/trace.db";
   std::unique_ptr<SqliteConnection> db_;
+  std::unique_ptr<StringUses> uses_;
   std::unique_ptr<BatchWriter> writer_;
 };
 

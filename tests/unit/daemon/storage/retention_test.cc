@@ -69,8 +69,10 @@ class RetentionTest : public ::testing::Test {
     if (!schema.ok()) return schema;
     Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
     if (!trimmer.ok()) return trimmer.status();
+    Result<std::unique_ptr<StringUses>> strings = StringUses::Create(*db.value());
+    if (!strings.ok()) return strings.status();
     Result<std::unique_ptr<Retention>> retention =
-        Retention::Create(*db.value(), *trimmer.value(), policy);
+        Retention::Create(*db.value(), *trimmer.value(), *strings.value(), policy);
     if (!retention.ok()) return retention.status();
     return retention.value()->Enforce(now_ns);
   }

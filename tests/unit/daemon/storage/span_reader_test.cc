@@ -163,6 +163,21 @@ TEST_F(SpanReaderTest, SumOfDropsExcept_EveryCounterSummedOverTheOthers) {
   EXPECT_EQ(all->events, 0u);
 }
 
+TEST_F(SpanReaderTest, SessionsByState_CountsEachStateThatHasSessions) {
+  StoreBatch batch;
+  batch.sequence = 1;
+  const SessionState states[] = {SessionState::kExited, SessionState::kCrashed,
+                                 SessionState::kExited, SessionState::kExited};
+  for (SessionId id = 1; id <= 4; ++id) {
+    batch.sessions.push_back(MakeSession(id, states[id - 1], 100 * id, 100 * id + 50));
+  }
+  Write({batch});
+  auto reader = OpenReader(path_);
+  Result<std::map<std::string, uint64_t>> counts = reader->SessionsByState();
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  EXPECT_EQ(counts.value(), (std::map<std::string, uint64_t>{{"crashed", 1}, {"exited", 3}}));
+}
+
 TEST_F(SpanReaderTest, ForEachSpan_WhileWriterCommits_EverySnapshotHoldsWholeBatches) {
   Result<std::unique_ptr<SpanStore>> store = SpanStore::Open({.db_path = path_});
   ASSERT_TRUE(store.ok()) << store.status().message();

@@ -73,6 +73,8 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 13:
+        return {"DROP TABLE session_strings"};
       case 12:
         return {"DROP TABLE listings", "ALTER TABLE sessions DROP COLUMN listings_capped",
                 "ALTER TABLE sessions DROP COLUMN listings_dropped",
