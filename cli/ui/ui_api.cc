@@ -48,8 +48,11 @@ std::optional<bool> ParseBoolWord(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<uint32_t> ParseCount(std::string_view text) {
-  uint32_t value = 0;
+// `text` as a whole number of type T, all of it (a sign only for a signed
+// T), in T's range; nullopt otherwise.
+template <typename T>
+std::optional<T> ParseWhole(std::string_view text) {
+  T value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
     return std::nullopt;
@@ -74,7 +77,8 @@ HttpResponse Ask(Connection& connection,
 HttpResponse ListSessions(Connection& connection, const HttpRequest& request) {
   auto all = QueryWord<bool>(request, "all", ParseBoolWord, true, "0, 1, false, true");
   if (auto* error = std::get_if<HttpResponse>(&all)) return std::move(*error);
-  auto limit = QueryWord<uint32_t>(request, "limit", ParseCount, 0, "a count of 0 to 4294967295");
+  auto limit =
+      QueryWord<uint32_t>(request, "limit", ParseWhole<uint32_t>, 0, "a count of 0 to 4294967295");
   if (auto* error = std::get_if<HttpResponse>(&limit)) return std::move(*error);
   v1::ListSessionsRequest list;
   list.set_all(std::get<bool>(all));
@@ -108,25 +112,16 @@ HttpResponse GetSteps(Connection& connection, uint64_t session_id) {
   return Ask(connection, &v1::OpTrace::Stub::GetSteps, get, session_id);
 }
 
-std::optional<int64_t> ParseNs(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 // The daemon checks the range and width (naming start_unix_ns,
 // end_unix_ns or width); here only that each is a number.
-HttpResponse GetTimeline(Connection& connection, const HttpRequest& request,
-                         uint64_t session_id) {
+HttpResponse GetTimeline(Connection& connection, const HttpRequest& request, uint64_t session_id) {
   const std::string ns_words = "a time in Unix nanoseconds";
-  auto from = QueryWord<int64_t>(request, "from", ParseNs, 0, ns_words);
+  auto from = QueryWord<int64_t>(request, "from", ParseWhole<int64_t>, 0, ns_words);
   if (auto* error = std::get_if<HttpResponse>(&from)) return std::move(*error);
-  auto to = QueryWord<int64_t>(request, "to", ParseNs, 0, ns_words);
+  auto to = QueryWord<int64_t>(request, "to", ParseWhole<int64_t>, 0, ns_words);
   if (auto* error = std::get_if<HttpResponse>(&to)) return std::move(*error);
-  auto width = QueryWord<uint32_t>(request, "width", ParseCount, 1000, "a count of pixels");
+  auto width =
+      QueryWord<uint32_t>(request, "width", ParseWhole<uint32_t>, 1000, "a count of pixels");
   if (auto* error = std::get_if<HttpResponse>(&width)) return std::move(*error);
   v1::GetTimelineRequest get;
   get.set_session_id(session_id);

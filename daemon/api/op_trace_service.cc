@@ -466,11 +466,12 @@ grpc::Status OpTraceService::GetSteps(grpc::ServerContext* ctx, const v1::GetSte
 grpc::Status OpTraceService::GetTimeline(grpc::ServerContext* ctx,
                                          const v1::GetTimelineRequest* request,
                                          v1::GetTimelineResponse* response) {
-  return SessionQuery(ctx, *request, response,
-                      +[](SpanReader& reader, const v1::GetTimelineRequest& timeline,
-                          v1::GetTimelineResponse* out) {
-                        return daemon::GetTimeline(reader, timeline, TimelineBounds{}, out);
-                      });
+  return SessionQuery(
+      ctx, *request, response,
+      +[](SpanReader& reader, const v1::GetTimelineRequest& timeline,
+          v1::GetTimelineResponse* out) {
+        return daemon::GetTimeline(reader, timeline, TimelineBounds{}, out);
+      });
 }
 
 grpc::Status OpTraceService::ExplainStep(grpc::ServerContext* ctx,

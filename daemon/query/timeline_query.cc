@@ -26,10 +26,9 @@ Status CheckRequest(const v1::GetTimelineRequest& request) {
                                    " is negative");
   }
   if (request.end_unix_ns() <= request.start_unix_ns()) {
-    return Status::InvalidArgument("end_unix_ns " + std::to_string(request.end_unix_ns()) +
-                                   " is not after start_unix_ns " +
-                                   std::to_string(request.start_unix_ns()) +
-                                   " (both 0 for the whole session)");
+    return Status::InvalidArgument(
+        "end_unix_ns " + std::to_string(request.end_unix_ns()) + " is not after start_unix_ns " +
+        std::to_string(request.start_unix_ns()) + " (both 0 for the whole session)");
   }
   return Status::Ok();
 }
@@ -50,7 +49,8 @@ Result<int64_t> LatestEnd(SpanReader& reader, SessionId session, const SpanStart
                           uint64_t longest) {
   int64_t latest = starts.last_start_ns;
   Status read = reader.ForEachSpanPage(
-      session, ClampToNs(static_cast<__int128>(starts.last_start_ns) - longest), starts.last_start_ns,
+      session, ClampToNs(static_cast<__int128>(starts.last_start_ns) - longest),
+      starts.last_start_ns,
       [&](std::span<const Span> spans) {
         for (const Span& span : spans) {
           latest = std::max(latest, SpanEndNs(span));
@@ -158,11 +158,12 @@ Status GetTimeline(SpanReader& reader, const v1::GetTimelineRequest& request,
   if (!starts || start >= end) return Status::Ok();
 
   TimelineSummary summary(start, end, request.width(), bounds);
-  Status read = reader.ForEachSpanPage(session, ClampToNs(static_cast<__int128>(start) - longest.value()), end - 1,
-                                       [&](std::span<const Span> spans) {
-                                         for (const Span& span : spans) summary.Add(span);
-                                         return true;
-                                       });
+  Status read =
+      reader.ForEachSpanPage(session, ClampToNs(static_cast<__int128>(start) - longest.value()),
+                             end - 1, [&](std::span<const Span> spans) {
+                               for (const Span& span : spans) summary.Add(span);
+                               return true;
+                             });
   if (!read.ok()) return read;
   const TimelineLayout layout = summary.Finish();
   response->set_spans(layout.spans);

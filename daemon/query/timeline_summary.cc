@@ -209,8 +209,9 @@ TimelineLaneLayout TimelineSummary::LayOut(LaneState& lane) const {
     out.spans.push_back({span, depth});
   }
   place_buckets_before(std::numeric_limits<int64_t>::max(), true);
-  std::sort(out.buckets.begin(), out.buckets.end(),
-            [](const TimelineBucketSum& x, const TimelineBucketSum& y) { return x.pixel < y.pixel; });
+  std::sort(
+      out.buckets.begin(), out.buckets.end(),
+      [](const TimelineBucketSum& x, const TimelineBucketSum& y) { return x.pixel < y.pixel; });
   return out;
 }
 

@@ -42,7 +42,7 @@ TimelineLaneKey LaneOf(const Span& span);
 
 // What one layout holds at most (docs/daemon.md, "Bounds on requests").
 struct TimelineBounds {
-  size_t max_spans = 20'000;     // listed spans; past it the widest are listed
+  size_t max_spans = 20'000;    // listed spans; past it the widest are listed
   size_t max_buckets = 65'536;  // pixel summaries over all lanes
   size_t max_lanes = 256;
 };
@@ -65,7 +65,7 @@ struct TimelineBucketSum {
 
 struct TimelineLaneLayout {
   TimelineLaneKey key;
-  std::vector<TimelineListedSpan> spans;  // by start, longer first, then op id
+  std::vector<TimelineListedSpan> spans;   // by start, longer first, then op id
   std::vector<TimelineBucketSum> buckets;  // by pixel
   uint32_t max_depth = 0;
 };

@@ -189,8 +189,8 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   const double middle = left + 150 + (width - 150) / 2;
   std::string name;
   for (double y = top + 24; y < top + 120 && name.empty(); y += 4) {
-    ASSERT_TRUE(browser.Call("Input.dispatchMouseEvent",
-                             {{"type", "mouseMoved"}, {"x", middle}, {"y", y}}))
+    ASSERT_TRUE(
+        browser.Call("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", middle}, {"y", y}}))
         << browser.error();
     const auto shown = browser.Evaluate(
         "document.querySelector('#timeline-details [data-field=name]')?.textContent ?? ''");
@@ -209,15 +209,14 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   // Three wheel steps in, at the middle: the range narrows around it and
   // the server is asked for it; fewer spans are in it.
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(browser.Call("Input.dispatchMouseEvent", {{"type", "mouseWheel"},
-                                                          {"x", middle},
-                                                          {"y", top + 40},
-                                                          {"deltaX", 0},
-                                                          {"deltaY", -120}}))
+    ASSERT_TRUE(browser.Call(
+        "Input.dispatchMouseEvent",
+        {{"type", "mouseWheel"}, {"x", middle}, {"y", top + 40}, {"deltaX", 0}, {"deltaY", -120}}))
         << browser.error();
   }
-  const std::string answered = "(() => { const d = document.getElementById('timeline').dataset;"
-                               " return d.state === 'ready' && Number(d.requests) > ";
+  const std::string answered =
+      "(() => { const d = document.getElementById('timeline').dataset;"
+      " return d.state === 'ready' && Number(d.requests) > ";
   ASSERT_TRUE(browser.WaitFor(answered + "1; })()", 30s)) << browser.error();
   const std::optional<TimelineShown> zoomed = ReadTimeline(browser);
   ASSERT_TRUE(zoomed.has_value()) << browser.error();

@@ -264,13 +264,13 @@ int main(int argc, char** argv) {
   if (mode == "stall-export" && argc == 5) {
     return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   }
-  if (mode != "tail" && mode != "probe" && mode != "probe-keeps" &&
-      mode != "probe-timeline" &&
+  if (mode != "tail" && mode != "probe" && mode != "probe-keeps" && mode != "probe-timeline" &&
       !(mode == "read-session" && argc == 4) && !(mode == "status-loop" && argc == 4)) {
     std::fprintf(
         stderr,
         "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | probe-keeps SOCKET SESSION_ID | "
-        "probe-timeline SOCKET SESSION_ID | stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
+        "probe-timeline SOCKET SESSION_ID | stall SOCKET STREAMS CONNECTIONS [batch] | "
+        "stall-export SOCKET STREAMS SESSION_ID | "
         "read-session SOCKET SESSION_ID | status-loop SOCKET SECONDS\n",
         argv[0]);
     return 2;

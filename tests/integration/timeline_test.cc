@@ -172,9 +172,9 @@ TEST_F(TimelineTest, ZoomedToOneStep_OnlyThatStepsOpsOnItsLaneAndNarrowerPixels)
   EXPECT_EQ(zoomed.session_start_unix_ns(), whole.session_start_unix_ns());
   EXPECT_EQ(zoomed.spans(), 5u);
   ASSERT_EQ(zoomed.lanes_size(), 1);
-  EXPECT_EQ(Names(zoomed, zoomed.lanes(0)),
-            (std::vector<std::string>{"optrace.step", "load_batch", "forward", "matmul",
-                                      "backward"}));
+  EXPECT_EQ(
+      Names(zoomed, zoomed.lanes(0)),
+      (std::vector<std::string>{"optrace.step", "load_batch", "forward", "matmul", "backward"}));
   EXPECT_EQ(zoomed.lanes(0).spans(0).op_id(), third.op_id());
 
   // Half a pixel of the step for each op: all summed, in one bucket.
@@ -202,10 +202,9 @@ TEST_F(TimelineTest, HostOpsWithDeviceOps_DeviceStreamHasALaneOfItsOwn) {
       inner += t.strings(b.name()) == "inner" ? b.count() : 0;
     }
     for (const v1::TimelineSpan& s : lane.spans()) inner += t.strings(s.name()) == "inner";
-    const std::string key = std::to_string(lane.device().target()) + ":" +
-                            std::to_string(lane.device().ordinal()) + ":" +
-                            std::to_string(lane.device().stream()) + ":" +
-                            std::to_string(lane.thread() != 0);
+    const std::string key =
+        std::to_string(lane.device().target()) + ":" + std::to_string(lane.device().ordinal()) +
+        ":" + std::to_string(lane.device().stream()) + ":" + std::to_string(lane.thread() != 0);
     inner_by_lane[key] += inner;
   }
   const std::string gpu1_stream7 = std::to_string(v1::TARGET_GPU) + ":1:7:0";
@@ -245,8 +244,8 @@ TEST_F(TimelineTest, CallerOfAnotherUid_Refused) {
   ASSERT_TRUE(other.Wait(20s).has_value());
   EXPECT_EQ(other.stdout_text(), std::to_string(grpc::StatusCode::PERMISSION_DENIED) + "\n")
       << other.stderr_text();
-  Subprocess own({OPTRACE_TEST_CLIENT, "probe-timeline", daemon_.socket_path(),
-                  std::to_string(session.id())});
+  Subprocess own(
+      {OPTRACE_TEST_CLIENT, "probe-timeline", daemon_.socket_path(), std::to_string(session.id())});
   ASSERT_TRUE(own.Wait(20s).has_value());
   EXPECT_EQ(own.stdout_text(), "0\n") << own.stderr_text();
 }

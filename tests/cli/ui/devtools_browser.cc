@@ -117,8 +117,7 @@ std::optional<json> DevtoolsBrowser::Read(Clock::time_point deadline) {
   }
 }
 
-std::optional<json> DevtoolsBrowser::Call(const std::string& method, json params,
-                                          bool to_browser) {
+std::optional<json> DevtoolsBrowser::Call(const std::string& method, json params, bool to_browser) {
   const int id = ++next_id_;
   json command = {{"id", id}, {"method", method}, {"params", std::move(params)}};
   if (!to_browser) command["sessionId"] = session_;
@@ -145,9 +144,9 @@ bool DevtoolsBrowser::Navigate(const std::string& url) {
 }
 
 std::optional<json> DevtoolsBrowser::Evaluate(const std::string& expression) {
-  const std::optional<json> result = Call(
-      "Runtime.evaluate",
-      {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}});
+  const std::optional<json> result =
+      Call("Runtime.evaluate",
+           {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}});
   if (!result) return std::nullopt;
   if (result->contains("exceptionDetails")) {
     error_ = expression + " threw: " + result->at("exceptionDetails").dump();

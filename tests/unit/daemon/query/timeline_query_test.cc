@@ -39,9 +39,9 @@ class TimelineQueryTest : public ::testing::Test {
   // The children first, then, in a later batch (as a long op is stored
   // when it completes), the step that holds them.
   void SetUp() override {
-    store_.AddSession(MakeSession(kSession), {Op(2, 1, "forward", 100, 3000, 1000),
-                                              Op(3, 2, "matmul", 1000, 1000),
-                                              Op(4, 1, "backward", 5000, 4000)});
+    store_.AddSession(MakeSession(kSession),
+                      {Op(2, 1, "forward", 100, 3000, 1000), Op(3, 2, "matmul", 1000, 1000),
+                       Op(4, 1, "backward", 5000, 4000)});
     store_.AddSpans(kSession, {Op(1, 0, "step", 0, 10'000, 7000)});
   }
 
@@ -77,9 +77,9 @@ TEST_F(TimelineQueryTest, WholeSession_RangeFromFirstStartToLatestEndAllSpansNes
     lines.push_back(t.strings(s.name()) + " " + std::to_string(s.depth()) + " " +
                     std::to_string(s.self_ns()) + " " + t.strings(s.source_location()));
   }
-  EXPECT_EQ(lines, (std::vector<std::string>{"step 0 3000 train.py:1", "forward 1 2000 train.py:2",
-                                             "matmul 2 1000 train.py:3",
-                                             "backward 1 4000 train.py:4"}));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"step 0 3000 train.py:1", "forward 1 2000 train.py:2",
+                                      "matmul 2 1000 train.py:3", "backward 1 4000 train.py:4"}));
   EXPECT_EQ(lane.spans(2).parent_op_id(), 2u);
   EXPECT_EQ(lane.max_depth(), 2u);
   EXPECT_EQ(t.strings(0), "");

@@ -90,8 +90,8 @@ TEST(TimelineSummaryTest, NestedSpans_DepthFromWhatIsStillRunning) {
   const TimelineLaneLayout& lane = Lane(layout, kThread1);
   std::vector<std::pair<uint64_t, uint32_t>> depths;
   for (const TimelineListedSpan& s : lane.spans) depths.emplace_back(s.span.op_id, s.depth);
-  EXPECT_EQ(depths, (std::vector<std::pair<uint64_t, uint32_t>>{
-                        {1, 0}, {2, 1}, {3, 2}, {4, 1}, {5, 0}}));
+  EXPECT_EQ(depths,
+            (std::vector<std::pair<uint64_t, uint32_t>>{{1, 0}, {2, 1}, {3, 2}, {4, 1}, {5, 0}}));
   ASSERT_EQ(lane.buckets.size(), 1u);
   EXPECT_EQ(lane.buckets[0].pixel, 16u);
   EXPECT_EQ(lane.buckets[0].depth, 3u);
@@ -119,10 +119,9 @@ TEST(TimelineSummaryTest, ThreadsAndDeviceStreams_OneLaneEachHostThreadsFirst) {
   for (const TimelineLaneLayout& lane : layout.lanes) keys.push_back(lane.key);
   const TimelineLaneKey gpu_stream2{.on_device = true, .target = 2, .device = 1, .stream = 2};
   const TimelineLaneKey gpu_stream7{.on_device = true, .target = 2, .device = 1, .stream = 7};
-  EXPECT_EQ(keys, (std::vector<TimelineLaneKey>{{.target = 1, .thread = 3},
-                                                {.target = 1, .thread = 9},
-                                                gpu_stream2,
-                                                gpu_stream7}));
+  EXPECT_EQ(keys,
+            (std::vector<TimelineLaneKey>{
+                {.target = 1, .thread = 3}, {.target = 1, .thread = 9}, gpu_stream2, gpu_stream7}));
   const TimelineLaneLayout& thread3 = Lane(layout, {.target = 1, .thread = 3});
   EXPECT_EQ(thread3.spans.size(), 1u);
   ASSERT_EQ(thread3.buckets.size(), 1u) << "a span of no known duration is summed, never listed";
@@ -132,12 +131,12 @@ TEST(TimelineSummaryTest, ThreadsAndDeviceStreams_OneLaneEachHostThreadsFirst) {
 
 TEST(TimelineSummaryTest, RangeEdges_OverlappingSpansCountedOthersIgnored) {
   TimelineSummary summary(1000, 2000, 10);
-  summary.Add(Cpu(1, 1, 500, 600));   // ends inside: listed, starts before
-  summary.Add(Cpu(2, 1, 900, 100));   // ends at the start: out
-  summary.Add(Cpu(3, 1, 995, 10));    // narrow, ends inside: pixel 0
-  summary.Add(Cpu(4, 1, 2000, 10));   // starts at the end: out
-  summary.Add(Cpu(5, 1, 1000, 0));    // no time, at the start: in
-  summary.Add(Cpu(6, 1, 1999, 5000)); // runs past the end: listed
+  summary.Add(Cpu(1, 1, 500, 600));    // ends inside: listed, starts before
+  summary.Add(Cpu(2, 1, 900, 100));    // ends at the start: out
+  summary.Add(Cpu(3, 1, 995, 10));     // narrow, ends inside: pixel 0
+  summary.Add(Cpu(4, 1, 2000, 10));    // starts at the end: out
+  summary.Add(Cpu(5, 1, 1000, 0));     // no time, at the start: in
+  summary.Add(Cpu(6, 1, 1999, 5000));  // runs past the end: listed
   const TimelineLayout layout = summary.Finish();
   EXPECT_EQ(layout.spans, 4u);
   const TimelineLaneLayout& lane = Lane(layout, kThread1);
@@ -209,8 +208,8 @@ TEST(TimelineSummaryTest, PixelOf_ClampsToTheRangeAndSplitsItEvenly) {
 
 TEST(TimelineSummaryTest, Malicious_ExtremeTimesAndDurations_NoOverflow) {
   TimelineSummary summary(0, std::numeric_limits<int64_t>::max(), 8192);
-  summary.Add(Cpu(1, 1, std::numeric_limits<int64_t>::max() - 1,
-                  std::numeric_limits<uint64_t>::max()));
+  summary.Add(
+      Cpu(1, 1, std::numeric_limits<int64_t>::max() - 1, std::numeric_limits<uint64_t>::max()));
   summary.Add(Cpu(2, 1, 0, std::numeric_limits<uint64_t>::max()));
   summary.Add(Cpu(3, 1, 5, 1));
   summary.Add(Cpu(4, 1, 6, std::numeric_limits<uint64_t>::max() / 2));
