@@ -297,6 +297,23 @@ class Client:
         warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return tree
 
+    def timeline(self, session_id, *, start_ns=0, end_ns=0, width=1000):
+        """The session's spans laid out for a timeline `width` pixels wide
+        (1 to 8192) over [start_ns, end_ns) in Unix ns (both 0: the whole
+        session): GetTimelineResponse with .lanes (TimelineLane: .device,
+        .thread, .max_depth, .spans of TimelineSpan at least a pixel wide:
+        op_id, parent_op_id, name, tag, source_location (indexes into
+        .strings), start_unix_ns, duration_ns, self_ns, depth,
+        device_duration_ns; .buckets of TimelineBucket summing the narrower
+        ones per pixel: pixel, depth, count, busy_ns, name), .strings,
+        .start_unix_ns/.end_unix_ns (the range shown),
+        .session_start_unix_ns/.session_end_unix_ns, .spans (in the range),
+        .min_listed_ns, .spans_left_out and .strings_left_out (the answer's
+        bounds, docs/api.md)."""
+        request = pb.GetTimelineRequest(session_id=session_id, start_unix_ns=start_ns,
+                                        end_unix_ns=end_ns, width=width)
+        return to_python(self._unary(self._stub.GetTimeline, request))
+
     def steps(self, session_id, *, slow_factor=0.0, window=0, warmup=None, limit=0):
         """The session's steps (iterations of a training or serving loop):
         GetStepsResponse with .steps (Step: number, start_unix_ns,

@@ -255,6 +255,27 @@ class ClientTest(t.DaemonTestCase):
                                          total)
         self.assertEqual([n for n in os.listdir(self.folder) if ".part" in n], [])
 
+    def test_Timeline_WholeThenFirstHalf_EverySpanListedOrSummed(self):
+        report, session = self.run_producer("ops_program.py", 2, 30, 250)
+        total = len(self.stored_spans(session.id, len(report["ops"])))
+        whole = self.client.timeline(session.id, width=2000)
+        self.assertEqual(whole.spans, total)
+        self.assertEqual(whole.strings[0], "")
+        counted = sum(len(lane.spans) + sum(b.count for b in lane.buckets)
+                      for lane in whole.lanes)
+        self.assertEqual(counted, total)
+        threads = {op["launch_thread"] for op in report["ops"] if op["target"] == "cpu"}
+        self.assertTrue(threads)
+        self.assertLessEqual(threads, {lane.thread for lane in whole.lanes})
+        middle = (whole.start_unix_ns + whole.end_unix_ns) // 2
+        half = self.client.timeline(session.id, start_ns=whole.start_unix_ns, end_ns=middle,
+                                    width=100)
+        self.assertEqual((half.start_unix_ns, half.end_unix_ns), (whole.start_unix_ns, middle))
+        self.assertLess(half.spans, total)
+        with self.assertRaises(optrace.InvalidArgumentError) as caught:
+            self.client.timeline(session.id, width=0)
+        self.assertIn("width 0", str(caught.exception))
+
     def test_Errors_BadRequests_OneClassPerCode(self):
         _, session = self.run_producer("ops_program.py", 0, 0, 3)
         cases = [
