@@ -148,7 +148,8 @@ Status GetTimeline(SpanReader& reader, const v1::GetTimelineRequest& request,
     if (!end.ok()) return end.status();
     response->set_session_start_unix_ns(starts->first_start_ns);
     // A range holds at least a nanosecond, even for one span of none.
-    response->set_session_end_unix_ns(std::max(end.value(), starts->first_start_ns + 1));
+    response->set_session_end_unix_ns(
+        std::max(end.value(), ClampToNs(static_cast<__int128>(starts->first_start_ns) + 1)));
   }
   const bool whole = request.start_unix_ns() == 0 && request.end_unix_ns() == 0;
   const int64_t start = whole ? response->session_start_unix_ns() : request.start_unix_ns();

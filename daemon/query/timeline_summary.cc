@@ -31,6 +31,7 @@ class NestingSweep {
     while (!ends_.empty() && ends_.back() <= start_ns) ends_.pop_back();
     return static_cast<uint32_t>(ends_.size());
   }
+  // A span that runs until `end_ns` starts now (after DepthAt of its start).
   void Open(int64_t end_ns) { ends_.push_back(end_ns); }
 
  private:
