@@ -1,0 +1,217 @@
+// The live page and the diff page in a real headless Chromium, driven
+// over the DevTools protocol (ui/headless_chromium.h: the live page never
+// finishes loading, so --dump-dom cannot take it), against `optrace ui`,
+// a real optraced and real producers: the live page shows a running
+// producer's ops, and under a high op rate (optrace-load) shows how many
+// it was spared; the diff page of an op-by-op run and a fused one shows
+// the fusion map and the ops of both. Skipped, saying so, only where
+// Chromium is not installed. The high-rate test also prints what the
+// page received and how responsive it stayed (docs/BENCHMARKS.md).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "cli_harness.h"
+#include "ui/headless_chromium.h"
+#include "ui/ui_process.h"
+
+namespace optrace::cli::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using optrace::testing::Subprocess;
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+class UiPagesBrowserTest : public CliTest {
+ protected:
+  void SetUp() override {
+    if (::access(kChromium, X_OK) != 0) {
+      GTEST_SKIP() << kChromium << " is not installed (apt-get install chromium; "
+                   << "deploy/install-deps.sh installs it)";
+    }
+    CliTest::SetUp();
+    runtime_ = folder_.path() + "/runtime";
+    ASSERT_EQ(::mkdir(runtime_.c_str(), 0700), 0);
+    ui_ = std::make_unique<UiProcess>(daemon_.socket_path(), runtime_);
+    ASSERT_TRUE(ui_->ok()) << ui_->process().stderr_text();
+    browser_ = std::make_unique<HeadlessChromium>(kChromium, folder_.path() + "/chromium-profile");
+    ASSERT_TRUE(browser_->ok()) << "Chromium did not answer on its DevTools pipe";
+  }
+
+  // The live page's count `name` (data-NAME of #live-counts); -1 before any.
+  double LiveCount(const std::string& name) {
+    const auto value = browser_->Evaluate(
+        "Number(document.getElementById('live-counts')?.dataset['" + name + "'] ?? -1)");
+    return value && value->is_number() ? value->get<double>() : -1;
+  }
+
+  std::string Html(const std::string& selector) {
+    const auto value = browser_->Evaluate("document.querySelector('" + selector +
+                                          "')?.outerHTML ?? ''");
+    return value && value->is_string() ? value->get<std::string>() : "";
+  }
+
+  std::string runtime_;
+  std::unique_ptr<UiProcess> ui_;
+  std::unique_ptr<HeadlessChromium> browser_;
+};
+
+TEST_F(UiPagesBrowserTest, LivePage_ShowsTheOpsOfARunningProducer) {
+  auto producer =
+      StartTestProducer({"--forever", "--rate", "100"}, {{"OPTRACE_SESSION", "live-page"}});
+  const nlohmann::json session = WaitForSession(static_cast<uint32_t>(producer->pid()), false);
+  ASSERT_TRUE(session.is_object());
+  const std::string id = std::to_string(session["id"].get<uint64_t>());
+  ASSERT_TRUE(browser_->Open(ui_->UrlOf("/live?session=" + id)));
+  ASSERT_TRUE(browser_->WaitUntil(
+      "document.querySelectorAll('#live-ops tbody tr').length >= 20", 60s))
+      << Html("main");
+  const std::string rows = Html("#live-ops");
+  EXPECT_NE(rows.find(">inner<"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(">outer<"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("href=\"/session/" + id + "\""), std::string::npos) << rows;
+  EXPECT_NE(rows.find("data-kind=\"launch\""), std::string::npos) << rows;
+  EXPECT_NE(rows.find("data-kind=\"complete\""), std::string::npos) << rows;
+  EXPECT_GT(LiveCount("received"), 0);
+  EXPECT_EQ(LiveCount("received"), LiveCount("forwarded") + LiveCount("thinned"));
+
+  // Pause freezes the table while the counts go on.
+  ASSERT_TRUE(browser_->Evaluate("document.getElementById('live-pause').click(), true"));
+  const auto first = browser_->Evaluate(
+      "document.querySelector('#live-ops tbody tr')?.outerHTML");
+  const double received = LiveCount("received");
+  ASSERT_TRUE(browser_->WaitUntil(
+      "Number(document.getElementById('live-counts').dataset.received) > " +
+          std::to_string(static_cast<uint64_t>(received) + 50),
+      60s));
+  EXPECT_EQ(browser_->Evaluate("document.querySelector('#live-ops tbody tr')?.outerHTML"), first)
+      << "the table moved while paused";
+  EXPECT_NE(Html("#live-paused").find("ops since"), std::string::npos) << Html("#live-paused");
+  producer->Kill(SIGTERM);
+}
+
+TEST_F(UiPagesBrowserTest, LivePage_UnderHighOpRate_ShowsTheThinnedCountAndStaysResponsive) {
+  Subprocess load({OPTRACE_LOAD, "--threads", "1", "--rate", "0", "--seconds", "120"},
+                  {{"OPTRACE_LEVEL", "trace"}});
+  ASSERT_TRUE(WaitForSession(static_cast<uint32_t>(load.pid()), false).is_object());
+  ASSERT_TRUE(browser_->Open(ui_->UrlOf("/live")));
+  ASSERT_TRUE(browser_->WaitUntil(
+      "Number(document.getElementById('live-counts')?.dataset.thinned ?? 0) > 0", 60s))
+      << Html("main");
+  // What the page shows: the thinned count, in words.
+  const std::string counts = Html("#live-counts");
+  EXPECT_NE(counts.find("thinned"), std::string::npos) << counts;
+  EXPECT_NE(counts.find("at most 200 rows per 100 ms"), std::string::npos) << counts;
+
+  // Measure for 5 s: how long the page's main thread takes to answer
+  // (a DevTools evaluation waits for it, as an input would), and what it
+  // received, drew and was spared.
+  using Clock = std::chrono::steady_clock;
+  const double received0 = LiveCount("received");
+  const double forwarded0 = LiveCount("forwarded");
+  const double thinned0 = LiveCount("thinned");
+  const Clock::time_point start = Clock::now();
+  std::vector<double> answer_ms;
+  while (Clock::now() - start < 5s) {
+    const Clock::time_point asked = Clock::now();
+    ASSERT_TRUE(browser_->Evaluate("1").has_value());
+    answer_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - asked).count());
+    ::usleep(50'000);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double received = LiveCount("received") - received0;
+  const double forwarded = LiveCount("forwarded") - forwarded0;
+  const double thinned = LiveCount("thinned") - thinned0;
+  std::sort(answer_ms.begin(), answer_ms.end());
+  const auto at = [&](double q) { return answer_ms[static_cast<size_t>(q * (answer_ms.size() - 1))]; };
+  std::printf(
+      "live page under load: %.0f ops/s received, %.0f/s drawn, %.0f/s thinned; main thread "
+      "answers in p50 %.1f ms, p99 %.1f ms, max %.1f ms (%zu probes); longest batch draw %.1f ms, "
+      "longest timer delay %.1f ms; rows kept %.0f\n",
+      received / seconds, forwarded / seconds, thinned / seconds, at(0.5), at(0.99),
+      answer_ms.back(), answer_ms.size(), LiveCount("max-draw-ms"), LiveCount("max-lag-ms"),
+      LiveCount("rows"));
+  EXPECT_GT(thinned, 0) << "the load did not exceed what the page is sent";
+  EXPECT_LE(LiveCount("rows"), 500) << "the page keeps its last 500 rows";
+  load.Kill(SIGKILL);
+}
+
+TEST_F(UiPagesBrowserTest, DiffPage_FusedAgainstOpByOp_ShowsFusionMapAndOpsOfBoth) {
+  // optrace-demo op by op (A) and fused (B), as the fusion diff test runs it.
+  uint64_t ids[2] = {0, 0};
+  const char* modes[2] = {"unfused", "fused"};
+  for (int i = 0; i < 2; ++i) {
+    Subprocess demo(
+        {OPTRACE_DEMO, "--mode", modes[i], "--layers", "2", "--steps", "3", "--hidden", "64"},
+        {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_SESSION", modes[i]}, {"OPTRACE_RING_CAPACITY", "65536"}});
+    ASSERT_TRUE(demo.Wait(120s).has_value()) << modes[i];
+    const nlohmann::json session = WaitForSession(static_cast<uint32_t>(demo.pid()), true);
+    ASSERT_TRUE(session.is_object()) << modes[i];
+    ids[i] = session["id"].get<uint64_t>();
+  }
+  const CliRun cli = Cli({"diff", std::to_string(ids[0]), std::to_string(ids[1]), "--json"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  const nlohmann::json diff = nlohmann::json::parse(cli.out);
+  ASSERT_FALSE(diff["fusions"].empty()) << cli.out;
+
+  ASSERT_TRUE(browser_->Open(
+      ui_->UrlOf("/diff/" + std::to_string(ids[0]) + "/" + std::to_string(ids[1]))));
+  ASSERT_TRUE(browser_->WaitUntil("document.getElementById('diff-ops') !== null", 60s))
+      << Html("main");
+  const std::string map = Html("#fusion-map");
+  for (const auto& fusion : diff["fusions"]) {
+    const std::string tag = fusion["tag"];
+    EXPECT_NE(map.find("data-fusion=\"" + tag + "\""), std::string::npos) << tag << "\n" << map;
+    for (const auto& part : fusion["parts"]) {
+      EXPECT_NE(map.find("data-part=\"" + part["tag"].get<std::string>() + "\" data-of=\"" + tag),
+                std::string::npos)
+          << part["tag"] << "\n" << map;
+    }
+  }
+  EXPECT_NE(map.find("abar-fill"), std::string::npos) << "the map has its bars";
+  const std::string ops = Html("#diff-ops");
+  for (const auto& row : diff["unfused_rows"]) {
+    EXPECT_NE(ops.find("data-key=\"" + row["key"].get<std::string>() + "\""), std::string::npos)
+        << row["key"] << "\n" << ops;
+  }
+  EXPECT_NE(ops.find("bbar-fill"), std::string::npos) << "the table has its bars";
+  const std::string main = Html("main");
+  EXPECT_NE(main.find("href=\"/session/" + std::to_string(ids[0]) + "\""), std::string::npos);
+  EXPECT_NE(main.find("(fused)"), std::string::npos) << "B's label";
+}
+
+TEST_F(UiPagesBrowserTest, SessionPage_ComparePickerOpensTheDiffPage) {
+  const ProducerRun a = Produce({"--ops", "20"}, "pick-a");
+  const ProducerRun b = Produce({"--steps", "3"}, "pick-b");
+  ASSERT_NE(a.session_id, 0u);
+  ASSERT_NE(b.session_id, 0u);
+  const std::string id_a = std::to_string(a.session_id);
+  const std::string id_b = std::to_string(b.session_id);
+  ASSERT_TRUE(browser_->Open(ui_->UrlOf("/session/" + id_a)));
+  ASSERT_TRUE(browser_->WaitUntil(
+      "document.querySelector('#compare-with option[value=\"" + id_b + "\"]') !== null", 60s))
+      << Html("main");
+  ASSERT_TRUE(browser_->Evaluate(
+      "(() => { const s = document.getElementById('compare-with'); s.value = '" + id_b +
+      "'; s.dispatchEvent(new Event('change')); return true; })()"));
+  ASSERT_TRUE(browser_->WaitUntil(
+      "location.pathname === '/diff/" + id_a + "/" + id_b +
+          "' && document.getElementById('diff-ops') !== null",
+      60s))
+      << Html("main");
+  const std::string ops = Html("#diff-ops");
+  for (const char* key : {"outer", "inner", "load_batch", "forward", "matmul", "backward"}) {
+    EXPECT_NE(ops.find(std::string("data-key=\"") + key + "\""), std::string::npos) << key << "\n" << ops;
+  }
+  EXPECT_NE(ops.find("only in A"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("only in B"), std::string::npos) << ops;
+}
+
+}  // namespace
+}  // namespace optrace::cli::testing
