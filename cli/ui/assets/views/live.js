@@ -3,11 +3,17 @@
 // The filters are the URL's (?session=, pid=, label=, level=, name=,
 // target=, spans=1), so that a filtered view can be shared. The server
 // sends at most max_items rows a period and counts the rest ("thinned");
-// the page keeps the last kMaxRows rows, so that it stays responsive at
-// any op rate. Pause freezes the table; the counts go on.
+// the page keeps the last kMaxRows rows. It stays responsive at any op
+// rate because its work per message is constant and small: a message is
+// only queued; every kDrawMs the page parses just the newest queued
+// batches that fill the table, and counts from the newest's totals. A
+// page that falls behind (a slow machine, a hidden tab) draws fewer,
+// fuller frames instead of queueing work. Pause freezes the table; the
+// counts go on.
 import { el, formatCount, formatDuration, setCrumbs } from "../format.js";
 
-const kMaxRows = 500;
+const kMaxRows = 200;
+const kDrawMs = 250;
 const kFilters = ["session", "pid", "label", "level", "name", "target", "spans"];
 const kLevels = ["", "error", "warning", "info", "debug", "trace"];
 const kTargets = ["", "cpu", "gpu", "other"];
@@ -20,19 +26,46 @@ function clock(unixNs) {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
-// One row of an item of the stream (an event or a span, as `tail --json`).
-function itemRow(item) {
+// The columns; the table's rows are kMaxRows clones of kRow made once,
+// whose text nodes a draw rewrites in place (no element is made or
+// removed while the stream runs).
+const kColumns = [
+  { title: "TIME", class: "num" }, { title: "KIND" }, { title: "NAME", class: "key" },
+  { title: "TAG", class: "key" }, { title: "SESSION", class: "num" }, { title: "PID", class: "num" },
+  { title: "DEVICE" }, { title: "DURATION", class: "num" },
+];
+const kRow = el("tr", {}, kColumns.map((c, i) =>
+  el("td", { class: c.class }, i === 4 ? el("a", {}, " ") : " ")));
+
+// A row of the pool: the row, its link, and its cells' text nodes.
+function newPoolRow() {
+  const row = kRow.cloneNode(true);
+  const link = row.cells[4].firstChild;
+  const texts = Array.from(row.cells, (cell, i) => (i === 4 ? link : cell).firstChild);
+  return { row, link, texts, session: null };
+}
+
+// The texts of an item of the stream (an event or a span, as `tail --json`).
+function itemTexts(item) {
   const span = item.type === "span";
   const duration = item.duration_ns ?? null;
-  return el("tr", { "data-kind": span ? "span" : item.kind, "data-session": item.session_id },
-    el("td", { class: "num" }, clock(span ? item.start_unix_ns : item.unix_ns)),
-    el("td", {}, span ? "span" : item.kind),
-    el("td", { class: "key" }, item.name || "-"),
-    el("td", { class: "key" }, item.tag || ""),
-    el("td", { class: "num" }, el("a", { href: `/session/${item.session_id}` }, String(item.session_id))),
-    el("td", { class: "num" }, item.pid !== undefined ? String(item.pid) : ""),
-    el("td", {}, item.device ? item.device.name : ""),
-    el("td", { class: "num" }, duration === null ? "" : formatDuration(duration)));
+  return [clock(span ? item.start_unix_ns : item.unix_ns), span ? "span" : item.kind,
+    item.name || "-", item.tag || "", String(item.session_id),
+    item.pid !== undefined ? String(item.pid) : "", item.device ? item.device.name : "",
+    duration === null ? "" : formatDuration(duration)];
+}
+
+// Shows `item` in pool row `entry`, touching only what changed.
+function fillRow(entry, item) {
+  const kind = item.type === "span" ? "span" : item.kind;
+  if (entry.row.dataset.kind !== kind) entry.row.dataset.kind = kind;
+  if (entry.session !== item.session_id) {
+    entry.session = item.session_id;
+    entry.link.href = `/session/${item.session_id}`;
+  }
+  itemTexts(item).forEach((text, i) => {
+    if (entry.texts[i].data !== text) entry.texts[i].data = text;
+  });
 }
 
 // The filter form: a GET of this page with the fields as its query.
@@ -63,18 +96,18 @@ export function liveView(context) {
   const paused = el("span", { id: "live-paused", class: "note" });
   const pause = el("button", { id: "live-pause", type: "button" }, "pause");
   const body = el("tbody");
-  const head = el("tr", {}, ["TIME", "KIND", "NAME", "TAG", "SESSION", "PID", "DEVICE", "DURATION"]
-    .map((t, i) => el("th", { class: [0, 4, 5, 7].includes(i) ? "num" : undefined }, t)));
-  const listing = el("table", { id: "live-ops", class: "listing" }, el("thead", {}, head), body);
+  const head = el("tr", {}, kColumns.map((c) => el("th", { class: c.class === "num" ? "num" : undefined }, c.title)));
+  const listing = el("table", { id: "live-ops", class: "listing live" }, el("thead", {}, head), body);
   const message = el("p", { id: "live-message" });
   context.main.replaceChildren(
     el("h1", {}, "Live ops"), filterForm(query),
     el("div", { class: "section-head" }, pause, paused), counts, message, listing);
 
-  // What the page measures of itself: the longest time one batch took to
-  // draw, and the longest a 100 ms timer fired late (how long an input
-  // would have waited), shown as data-* on the counts for benchmarks.
-  const state = { paused: false, pausedItems: 0, batches: 0, maxDrawMs: 0, maxLagMs: 0, limit: null };
+  // What the page measures of itself: the longest time one draw took, and
+  // the longest a 100 ms timer fired late (how long an input would have
+  // waited), shown as data-* on the counts for benchmarks.
+  const state = { paused: false, pausedAt: 0, batches: 0, maxDrawMs: 0, maxLagMs: 0, limit: null,
+    queued: [], shown: [], pool: [] };
   let due = performance.now() + 100;
   const lagTimer = setInterval(() => {
     const now = performance.now();
@@ -85,14 +118,14 @@ export function liveView(context) {
   pause.addEventListener("click", () => {
     state.paused = !state.paused;
     pause.textContent = state.paused ? "resume" : "pause";
-    state.pausedItems = 0;
+    state.pausedAt = Number(counts.dataset.received ?? 0);
     paused.textContent = state.paused ? "paused" : "";
   });
 
   const showCounts = (totals) => {
     const limit = state.limit ? `at most ${formatCount(state.limit.max_items)} rows per ` +
       `${state.limit.period_ms} ms reach the page` : "";
-    counts.textContent = `received ${formatCount(totals.received)}, shown ` +
+    counts.textContent = `received ${formatCount(totals.received)}, sent here ` +
       `${formatCount(totals.forwarded)}, thinned ${formatCount(totals.thinned)} (${limit})` +
       (totals.skipped ? `, skipped by the daemon ${formatCount(totals.skipped)}` : "");
     const data = { received: totals.received, forwarded: totals.forwarded, thinned: totals.thinned,
@@ -104,6 +137,8 @@ export function liveView(context) {
   const source = new EventSource(`/api/live?${query}`);
   const stop = (text, isError) => {
     source.close();
+    draw();
+    clearInterval(drawTimer);
     clearInterval(lagTimer);
     message.className = isError ? "error" : "note";
     message.textContent = text;
@@ -114,22 +149,42 @@ export function liveView(context) {
     context.status.textContent = "live";
     message.textContent = "";
   });
+  // A message is only queued; draw() takes the queue.
   source.addEventListener("batch", (event) => {
-    const started = performance.now();
-    const batch = JSON.parse(event.data);
+    state.queued.push(event.data);
     ++state.batches;
+  });
+  const draw = () => {
+    if (state.queued.length === 0) return;
+    const started = performance.now();
+    const queued = state.queued;
+    state.queued = [];
+    const newest = JSON.parse(queued[queued.length - 1]);
     if (state.paused) {
-      state.pausedItems += batch.items.length + batch.thinned;
-      paused.textContent = `paused; ${formatCount(state.pausedItems)} ops since`;
-    } else if (batch.items.length > 0) {
-      const rows = document.createDocumentFragment();
-      for (let i = batch.items.length - 1; i >= 0; --i) rows.append(itemRow(batch.items[i]));
-      body.prepend(rows);
-      while (body.rows.length > kMaxRows) body.lastElementChild.remove();
+      paused.textContent =
+        `paused; ${formatCount(newest.totals.received - state.pausedAt)} ops since`;
+    } else {
+      // The newest batches that fill the table, newest item first.
+      const items = [];
+      for (let i = queued.length - 1; i >= 0 && items.length < kMaxRows; --i) {
+        const batch = i === queued.length - 1 ? newest : JSON.parse(queued[i]);
+        for (let j = batch.items.length - 1; j >= 0 && items.length < kMaxRows; --j) {
+          items.push(batch.items[j]);
+        }
+      }
+      if (items.length > 0) {
+        state.shown = items.concat(state.shown).slice(0, kMaxRows);
+        while (state.pool.length < state.shown.length) {
+          state.pool.push(newPoolRow());
+          body.append(state.pool[state.pool.length - 1].row);
+        }
+        state.shown.forEach((item, i) => fillRow(state.pool[i], item));
+      }
     }
     state.maxDrawMs = Math.max(state.maxDrawMs, performance.now() - started);
-    showCounts(batch.totals);
-  });
+    showCounts(newest.totals);
+  };
+  const drawTimer = setInterval(draw, kDrawMs);
   source.addEventListener("end", (event) => {
     const end = JSON.parse(event.data);
     stop(end.message, end.status !== 200);
