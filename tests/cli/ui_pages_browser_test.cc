@@ -6,13 +6,17 @@
 // it was spared; the diff page of an op-by-op run and a fused one shows
 // the fusion map and the ops of both. Skipped, saying so, only where
 // Chromium is not installed. The high-rate test also prints what the
-// page received and how responsive it stayed (docs/BENCHMARKS.md).
+// page received and how responsive it stayed (docs/BENCHMARKS.md). With
+// OPTRACE_UI_SCREENSHOTS=DIR the pages' screenshots are kept there
+// (docs/ui.md's come from here).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <regex>
@@ -44,6 +48,19 @@ class UiPagesBrowserTest : public CliTest {
     ASSERT_TRUE(ui_->ok()) << ui_->process().stderr_text();
     browser_ = std::make_unique<HeadlessChromium>(kChromium, folder_.path() + "/chromium-profile");
     ASSERT_TRUE(browser_->ok()) << "Chromium did not answer on its DevTools pipe";
+    const char* keep = std::getenv("OPTRACE_UI_SCREENSHOTS");
+    shots_ = keep != nullptr && *keep != '\0' ? keep : folder_.path();
+  }
+
+  // A PNG of the open tab, kept in `shots_`/`name`, checked to be drawn: a
+  // blank page compresses to a few hundred bytes.
+  void ExpectDrawnScreenshot(const std::string& name) {
+    const std::optional<std::string> png = browser_->Screenshot();
+    ASSERT_TRUE(png.has_value()) << name;
+    ASSERT_GE(png->size(), 8u) << name;
+    EXPECT_EQ(png->substr(0, 8), "\x89PNG\r\n\x1a\n") << name;
+    EXPECT_GT(png->size(), 20'000u) << name << " looks blank";
+    std::ofstream(shots_ + "/" + name, std::ios::binary) << *png;
   }
 
   // The live page's counts (the data-* of #live-counts, camelCased: received,
@@ -84,6 +101,7 @@ class UiPagesBrowserTest : public CliTest {
   }
 
   std::string runtime_;
+  std::string shots_;
   std::unique_ptr<UiProcess> ui_;
   std::unique_ptr<HeadlessChromium> browser_;
 };
@@ -107,6 +125,8 @@ TEST_F(UiPagesBrowserTest, LivePage_ShowsTheOpsOfARunningProducer) {
   const std::map<std::string, double> counts = LiveCounts();
   EXPECT_GT(counts.at("received"), 0);
   EXPECT_EQ(counts.at("received"), counts.at("forwarded") + counts.at("thinned"));
+
+  ExpectDrawnScreenshot("ui-live.png");
 
   // Pause freezes the table while the counts go on.
   ASSERT_TRUE(browser_->Evaluate("document.getElementById('live-pause').click(), true"));
@@ -220,6 +240,7 @@ TEST_F(UiPagesBrowserTest, DiffPage_FusedAgainstOpByOp_ShowsFusionMapAndOpsOfBot
   const std::string main = Html("main");
   EXPECT_NE(main.find("href=\"/session/" + std::to_string(ids[0]) + "\""), std::string::npos);
   EXPECT_NE(main.find("(fused)"), std::string::npos) << "B's label";
+  ExpectDrawnScreenshot("ui-diff.png");
 }
 
 TEST_F(UiPagesBrowserTest, SessionPage_ComparePickerOpensTheDiffPage) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <vector>
 
 extern char** environ;
@@ -15,6 +16,29 @@ namespace optrace::cli::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The bytes of the base64 text `text` (RFC 4648, padded).
+std::string DecodeBase64(const std::string& text) {
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (const char c : text) {
+    int value = -1;
+    if (c >= 'A' && c <= 'Z') value = c - 'A';
+    if (c >= 'a' && c <= 'z') value = c - 'a' + 26;
+    if (c >= '0' && c <= '9') value = c - '0' + 52;
+    if (c == '+') value = 62;
+    if (c == '/') value = 63;
+    if (value < 0) continue;  // padding
+    bits = (bits << 6) | static_cast<uint32_t>(value);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xff);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -128,6 +152,18 @@ std::optional<nlohmann::json> HeadlessChromium::Evaluate(const std::string& expr
   if (!result || result->contains("exceptionDetails")) return std::nullopt;
   const nlohmann::json& value = (*result)["result"];
   return value.contains("value") ? value["value"] : nlohmann::json();
+}
+
+std::optional<std::string> HeadlessChromium::Screenshot() {
+  const nlohmann::json window = {
+      {"width", 1200}, {"height", 800}, {"deviceScaleFactor", 1}, {"mobile", false}};
+  if (!Call("Emulation.setDeviceMetricsOverride", window, true, std::chrono::seconds(30))) {
+    return std::nullopt;
+  }
+  const auto shot =
+      Call("Page.captureScreenshot", {{"format", "png"}}, true, std::chrono::seconds(60));
+  if (!shot || !shot->contains("data")) return std::nullopt;
+  return DecodeBase64((*shot)["data"].get<std::string>());
 }
 
 bool HeadlessChromium::WaitUntil(const std::string& expression, std::chrono::milliseconds timeout) {

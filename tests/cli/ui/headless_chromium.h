@@ -37,6 +37,9 @@ class HeadlessChromium {
   std::optional<nlohmann::json> Evaluate(const std::string& expression,
                                          std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+  // A PNG of the open tab as a 1200x800 window shows it; nullopt on failure.
+  std::optional<std::string> Screenshot();
+
   // Evaluates `expression` until its value is true, or `timeout` passes;
   // whether it became true.
   bool WaitUntil(const std::string& expression, std::chrono::milliseconds timeout);
