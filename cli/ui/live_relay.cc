@@ -39,7 +39,8 @@ LiveRelay::LiveRelay(Connection& connection, v1::TailRequest request, size_t max
       context_(connection.NewContext(std::nullopt)),
       thinner_(max_items) {
   request.set_batch(true);
-  reader_ = std::thread([this, request = std::move(request)]() mutable { Read(std::move(request)); });
+  reader_ =
+      std::thread([this, request = std::move(request)]() mutable { Read(std::move(request)); });
 }
 
 LiveRelay::~LiveRelay() {
@@ -70,8 +71,8 @@ std::optional<std::string> LiveRelay::Next() {
     started_ = true;
     period_start_ = std::chrono::steady_clock::now();
     // retry: how long a browser waits before it reconnects a lost stream.
-    return "retry: 2000\n" + Event("start", {{"max_items", thinner_.max_items()},
-                                           {"period_ms", period_.count()}});
+    return "retry: 2000\n" +
+           Event("start", {{"max_items", thinner_.max_items()}, {"period_ms", period_.count()}});
   }
   LiveBatch batch;
   std::optional<grpc::Status> ended;

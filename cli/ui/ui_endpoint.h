@@ -6,15 +6,14 @@
 #ifndef OPTRACE_CLI_UI_UI_ENDPOINT_H_
 #define OPTRACE_CLI_UI_UI_ENDPOINT_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
-
-#include <grpcpp/grpcpp.h>
-
-#include <nlohmann/json.hpp>
 
 #include "connection.h"
 #include "http/http_server.h"

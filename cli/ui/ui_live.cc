@@ -35,7 +35,8 @@ std::variant<TailOptions, HttpResponse> ParseLiveQuery(const HttpRequest& reques
   if (auto* error = std::get_if<HttpResponse>(&spans)) return std::move(*error);
   options.session_id = std::get<uint64_t>(session);
   options.pid = std::get<uint32_t>(pid);
-  if (std::get<v1::Level>(level) != v1::LEVEL_UNSPECIFIED) options.level = std::get<v1::Level>(level);
+  if (std::get<v1::Level>(level) != v1::LEVEL_UNSPECIFIED)
+    options.level = std::get<v1::Level>(level);
   if (std::get<v1::Target>(target) != v1::TARGET_UNSPECIFIED) {
     options.target = std::get<v1::Target>(target);
   }
@@ -96,8 +97,8 @@ HttpResponse OpenLiveStream(Connection& connection, std::atomic<int>& open,
     return JsonErrorResponse(503, "already " + std::to_string(kMaxLiveStreams) +
                                       " live pages open on this server: close one");
   }
-  stream->relay = std::make_unique<LiveRelay>(connection, BuildTailRequest(options),
-                                              kItemsPerPeriod, kPeriod);
+  stream->relay =
+      std::make_unique<LiveRelay>(connection, BuildTailRequest(options), kItemsPerPeriod, kPeriod);
   HttpResponse response;
   response.content_type = "text/event-stream";
   response.stream = [stream](const std::function<bool(std::string_view)>& write) {

@@ -78,8 +78,9 @@ TEST_F(UiLiveTest, NoCredentials_EventStreamRefused) {
   EXPECT_EQ(none.status, 401) << none.raw;
   EXPECT_EQ(none.raw.find("event:"), std::string::npos) << none.raw;
   EXPECT_EQ(HeaderOf(none, "content-type").find("text/event-stream"), std::string::npos);
-  const HttpReply wrong = HttpGet(ui_->port(), "/api/live?session=1", ui_->host(),
-                                  accept + "Authorization: Bearer " + std::string(64, '0') + "\r\n");
+  const HttpReply wrong =
+      HttpGet(ui_->port(), "/api/live?session=1", ui_->host(),
+              accept + "Authorization: Bearer " + std::string(64, '0') + "\r\n");
   EXPECT_EQ(wrong.status, 401) << wrong.raw;
   const HttpReply foreign = HttpGet(ui_->port(), "/api/live", "evil.example", accept + bearer_);
   EXPECT_EQ(foreign.status, 403) << foreign.raw;
@@ -100,7 +101,8 @@ TEST_F(UiLiveTest, BadFilterOrUnknownSession_JsonErrorBeforeAnyEvent) {
 }
 
 TEST_F(UiLiveTest, RunningProducer_ItsOpsArriveAsTailJsonItems) {
-  auto producer = StartTestProducer({"--forever", "--rate", "200"}, {{"OPTRACE_SESSION", "live-api"}});
+  auto producer =
+      StartTestProducer({"--forever", "--rate", "200"}, {{"OPTRACE_SESSION", "live-api"}});
   const nlohmann::json session = WaitForSession(static_cast<uint32_t>(producer->pid()), false);
   ASSERT_TRUE(session.is_object());
   const std::string id = std::to_string(session["id"].get<uint64_t>());
@@ -176,15 +178,16 @@ TEST_F(UiLiveTest, DiffEndpoint_AnswersWhatDiffJsonPrints) {
   ASSERT_NE(b.session_id, 0u);
   const std::string ids = std::to_string(a.session_id) + "/" + std::to_string(b.session_id);
   for (const std::string by : {"name", "tag"}) {
-    const HttpReply reply = HttpGet(ui_->port(), "/api/diff/" + ids + "?by=" + by, ui_->host(), bearer_);
+    const HttpReply reply =
+        HttpGet(ui_->port(), "/api/diff/" + ids + "?by=" + by, ui_->host(), bearer_);
     ASSERT_EQ(reply.status, 200) << reply.raw;
-    const CliRun cli = Cli({"diff", std::to_string(a.session_id), std::to_string(b.session_id),
-                            "--by", by, "--json"});
+    const CliRun cli = Cli(
+        {"diff", std::to_string(a.session_id), std::to_string(b.session_id), "--by", by, "--json"});
     ASSERT_EQ(cli.exit_code, 0) << cli.err;
     EXPECT_EQ(nlohmann::json::parse(reply.body), nlohmann::json::parse(cli.out)) << by;
   }
-  const HttpReply missing =
-      HttpGet(ui_->port(), "/api/diff/" + std::to_string(a.session_id) + "/987654", ui_->host(), bearer_);
+  const HttpReply missing = HttpGet(
+      ui_->port(), "/api/diff/" + std::to_string(a.session_id) + "/987654", ui_->host(), bearer_);
   EXPECT_EQ(missing.status, 404) << missing.raw;
   EXPECT_NE(missing.body.find("987654"), std::string::npos) << missing.body;
   const HttpReply bad_by =

@@ -95,8 +95,8 @@ class UiPagesBrowserTest : public CliTest {
   }
 
   std::string Html(const std::string& selector) {
-    const auto value = browser_->Evaluate("document.querySelector('" + selector +
-                                          "')?.outerHTML ?? ''");
+    const auto value =
+        browser_->Evaluate("document.querySelector('" + selector + "')?.outerHTML ?? ''");
     return value && value->is_string() ? value->get<std::string>() : "";
   }
 
@@ -113,8 +113,8 @@ TEST_F(UiPagesBrowserTest, LivePage_ShowsTheOpsOfARunningProducer) {
   ASSERT_TRUE(session.is_object());
   const std::string id = std::to_string(session["id"].get<uint64_t>());
   ASSERT_TRUE(browser_->Open(ui_->UrlOf("/live?session=" + id)));
-  ASSERT_TRUE(browser_->WaitUntil(
-      "document.querySelectorAll('#live-ops tbody tr').length >= 20", 60s))
+  ASSERT_TRUE(
+      browser_->WaitUntil("document.querySelectorAll('#live-ops tbody tr').length >= 20", 60s))
       << Html("main");
   const std::string rows = Html("#live-ops");
   EXPECT_NE(rows.find(">inner<"), std::string::npos) << rows;
@@ -130,13 +130,12 @@ TEST_F(UiPagesBrowserTest, LivePage_ShowsTheOpsOfARunningProducer) {
 
   // Pause freezes the table while the counts go on.
   ASSERT_TRUE(browser_->Evaluate("document.getElementById('live-pause').click(), true"));
-  const auto first = browser_->Evaluate(
-      "document.querySelector('#live-ops tbody tr')?.outerHTML");
+  const auto first = browser_->Evaluate("document.querySelector('#live-ops tbody tr')?.outerHTML");
   const double received = LiveCounts().at("received");
-  ASSERT_TRUE(browser_->WaitUntil(
-      "Number(document.getElementById('live-counts').dataset.received) > " +
-          std::to_string(static_cast<uint64_t>(received) + 50),
-      60s));
+  ASSERT_TRUE(
+      browser_->WaitUntil("Number(document.getElementById('live-counts').dataset.received) > " +
+                              std::to_string(static_cast<uint64_t>(received) + 50),
+                          60s));
   EXPECT_EQ(browser_->Evaluate("document.querySelector('#live-ops tbody tr')?.outerHTML"), first)
       << "the table moved while paused";
   EXPECT_NE(Html("#live-paused").find("ops since"), std::string::npos) << Html("#live-paused");
@@ -184,13 +183,14 @@ TEST_F(UiPagesBrowserTest, LivePage_UnderHighOpRate_ShowsTheThinnedCountAndStays
     return ms[static_cast<size_t>(q * static_cast<double>(ms.size() - 1))];
   };
   std::printf(
-      "live page under load: %.0f ops/s received, %.0f/s sent to the page, %.0f/s thinned, %.0f/s skipped "
+      "live page under load: %.0f ops/s received, %.0f/s sent to the page, %.0f/s thinned, %.0f/s "
+      "skipped "
       "by the daemon; its main thread answers in p50 %.1f ms, p99 %.1f ms (%zu probes); paused "
       "p50 %.1f ms, p99 %.1f ms; the sessions page's p50 %.1f ms, p99 %.1f ms; longest draw "
       "%.1f ms, longest 100 ms timer delay %.1f ms; rows kept %.0f\n",
-      per_second("received"), per_second("forwarded"), per_second("thinned"),
-      per_second("skipped"), at(live_ms, 0.5), at(live_ms, 0.99), live_ms.size(),
-      at(paused_ms, 0.5), at(paused_ms, 0.99), at(sessions_ms, 0.5), at(sessions_ms, 0.99), after.at("maxDrawMs"), after.at("maxLagMs"),
+      per_second("received"), per_second("forwarded"), per_second("thinned"), per_second("skipped"),
+      at(live_ms, 0.5), at(live_ms, 0.99), live_ms.size(), at(paused_ms, 0.5), at(paused_ms, 0.99),
+      at(sessions_ms, 0.5), at(sessions_ms, 0.99), after.at("maxDrawMs"), after.at("maxLagMs"),
       after.at("rows"));
   EXPECT_GT(after.at("thinned") - before.at("thinned"), 0)
       << "the load did not exceed what the page is sent";
@@ -205,7 +205,9 @@ TEST_F(UiPagesBrowserTest, DiffPage_FusedAgainstOpByOp_ShowsFusionMapAndOpsOfBot
   for (int i = 0; i < 2; ++i) {
     Subprocess demo(
         {OPTRACE_DEMO, "--mode", modes[i], "--layers", "2", "--steps", "3", "--hidden", "64"},
-        {{"OPTRACE_LEVEL", "trace"}, {"OPTRACE_SESSION", modes[i]}, {"OPTRACE_RING_CAPACITY", "65536"}});
+        {{"OPTRACE_LEVEL", "trace"},
+         {"OPTRACE_SESSION", modes[i]},
+         {"OPTRACE_RING_CAPACITY", "65536"}});
     ASSERT_TRUE(demo.Wait(120s).has_value()) << modes[i];
     const nlohmann::json session = WaitForSession(static_cast<uint32_t>(demo.pid()), true);
     ASSERT_TRUE(session.is_object()) << modes[i];
@@ -216,8 +218,8 @@ TEST_F(UiPagesBrowserTest, DiffPage_FusedAgainstOpByOp_ShowsFusionMapAndOpsOfBot
   const nlohmann::json diff = nlohmann::json::parse(cli.out);
   ASSERT_FALSE(diff["fusions"].empty()) << cli.out;
 
-  ASSERT_TRUE(browser_->Open(
-      ui_->UrlOf("/diff/" + std::to_string(ids[0]) + "/" + std::to_string(ids[1]))));
+  ASSERT_TRUE(
+      browser_->Open(ui_->UrlOf("/diff/" + std::to_string(ids[0]) + "/" + std::to_string(ids[1]))));
   ASSERT_TRUE(browser_->WaitUntil("document.getElementById('diff-ops') !== null", 60s))
       << Html("main");
   const std::string map = Html("#fusion-map");
@@ -227,14 +229,16 @@ TEST_F(UiPagesBrowserTest, DiffPage_FusedAgainstOpByOp_ShowsFusionMapAndOpsOfBot
     for (const auto& part : fusion["parts"]) {
       EXPECT_NE(map.find("data-part=\"" + part["tag"].get<std::string>() + "\" data-of=\"" + tag),
                 std::string::npos)
-          << part["tag"] << "\n" << map;
+          << part["tag"] << "\n"
+          << map;
     }
   }
   EXPECT_NE(map.find("abar-fill"), std::string::npos) << "the map has its bars";
   const std::string ops = Html("#diff-ops");
   for (const auto& row : diff["unfused_rows"]) {
     EXPECT_NE(ops.find("data-key=\"" + row["key"].get<std::string>() + "\""), std::string::npos)
-        << row["key"] << "\n" << ops;
+        << row["key"] << "\n"
+        << ops;
   }
   EXPECT_NE(ops.find("bbar-fill"), std::string::npos) << "the table has its bars";
   const std::string main = Html("main");
@@ -254,17 +258,17 @@ TEST_F(UiPagesBrowserTest, SessionPage_ComparePickerOpensTheDiffPage) {
   ASSERT_TRUE(browser_->WaitUntil(
       "document.querySelector('#compare-with option[value=\"" + id_b + "\"]') !== null", 60s))
       << Html("main");
-  ASSERT_TRUE(browser_->Evaluate(
-      "(() => { const s = document.getElementById('compare-with'); s.value = '" + id_b +
-      "'; s.dispatchEvent(new Event('change')); return true; })()"));
-  ASSERT_TRUE(browser_->WaitUntil(
-      "location.pathname === '/diff/" + id_a + "/" + id_b +
-          "' && document.getElementById('diff-ops') !== null",
-      60s))
+  ASSERT_TRUE(
+      browser_->Evaluate("(() => { const s = document.getElementById('compare-with'); s.value = '" +
+                         id_b + "'; s.dispatchEvent(new Event('change')); return true; })()"));
+  ASSERT_TRUE(browser_->WaitUntil("location.pathname === '/diff/" + id_a + "/" + id_b +
+                                      "' && document.getElementById('diff-ops') !== null",
+                                  60s))
       << Html("main");
   const std::string ops = Html("#diff-ops");
   for (const char* key : {"outer", "inner", "load_batch", "forward", "matmul", "backward"}) {
-    EXPECT_NE(ops.find(std::string("data-key=\"") + key + "\""), std::string::npos) << key << "\n" << ops;
+    EXPECT_NE(ops.find(std::string("data-key=\"") + key + "\""), std::string::npos) << key << "\n"
+                                                                                    << ops;
   }
   EXPECT_NE(ops.find("only in A"), std::string::npos) << ops;
   EXPECT_NE(ops.find("only in B"), std::string::npos) << ops;

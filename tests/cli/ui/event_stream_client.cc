@@ -38,7 +38,8 @@ bool EventStreamClient::ReadUntil(const std::string& needle, std::chrono::millis
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + timeout;
   while (text_.find(needle) == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (fd_ < 0 || left.count() <= 0) return false;
     pollfd readable{fd_, POLLIN, 0};
     if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) continue;

@@ -68,7 +68,8 @@ HeadlessChromium::HeadlessChromium(const std::string& chromium, const std::strin
   posix_spawn_file_actions_adddup2(&actions, answers[1], 4);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  const int spawned = ::posix_spawn(&pid_, chromium.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned =
+      ::posix_spawn(&pid_, chromium.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(commands[0]);
   ::close(answers[1]);
@@ -122,7 +123,8 @@ std::optional<nlohmann::json> HeadlessChromium::Call(const std::string& method,
       if (answer.contains("error")) return std::nullopt;
       return answer["result"];
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd readable{from_browser_, POLLIN, 0};
     if (::poll(&readable, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -146,9 +148,9 @@ bool HeadlessChromium::Open(const std::string& url) {
 
 std::optional<nlohmann::json> HeadlessChromium::Evaluate(const std::string& expression,
                                                          std::chrono::milliseconds timeout) {
-  const auto result = Call("Runtime.evaluate",
-                           {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}},
-                           true, timeout);
+  const auto result = Call(
+      "Runtime.evaluate",
+      {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}}, true, timeout);
   if (!result || result->contains("exceptionDetails")) return std::nullopt;
   const nlohmann::json& value = (*result)["result"];
   return value.contains("value") ? value["value"] : nlohmann::json();

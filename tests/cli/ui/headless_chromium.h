@@ -34,8 +34,8 @@ class HeadlessChromium {
   // The value of the JavaScript `expression` evaluated in the open tab
   // (promises awaited); nullopt when it threw or no answer came within
   // `timeout`.
-  std::optional<nlohmann::json> Evaluate(const std::string& expression,
-                                         std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  std::optional<nlohmann::json> Evaluate(
+      const std::string& expression, std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   // A PNG of the open tab as a 1200x800 window shows it; nullopt on failure.
   std::optional<std::string> Screenshot();

@@ -54,8 +54,8 @@ TEST_F(UiLiveRouteTest, LiveAndDiffPages_AreTheOneDocument) {
 
 TEST_F(UiLiveRouteTest, Malicious_BadLiveParameters_400NamingThemBeforeAnyCall) {
   const std::pair<const char*, const char*> bad[] = {
-      {"level", "loud"}, {"target", "tpu"},   {"spans", "maybe"},
-      {"pid", "-1"},     {"session", "0"},    {"session", "99999999999999999999999"},
+      {"level", "loud"}, {"target", "tpu"}, {"spans", "maybe"},
+      {"pid", "-1"},     {"session", "0"},  {"session", "99999999999999999999999"},
   };
   for (const auto& [name, value] : bad) {
     const http::HttpResponse response = Get("/api/live", {{name, value}});
