@@ -121,6 +121,22 @@ TEST_F(UiLiveTest, RunningProducer_ItsOpsArriveAsTailJsonItems) {
   producer->Kill(SIGTERM);
 }
 
+TEST_F(UiLiveTest, SpansAndNameFilter_OnlyMatchingSpans) {
+  auto producer = StartTestProducer({"--forever", "--rate", "200"});
+  const nlohmann::json session = WaitForSession(static_cast<uint32_t>(producer->pid()), false);
+  ASSERT_TRUE(session.is_object());
+  auto stream =
+      OpenStream("/api/live?spans=1&name=%5Einner%24&pid=" + std::to_string(producer->pid()));
+  ASSERT_TRUE(stream->ReadUntil("event: start", 20s)) << stream->text();
+  // Enough spans that an op the filters drop would have come among them.
+  ASSERT_TRUE(stream->ReadUntil("\"type\":\"span\"", 30s, 50)) << stream->text();
+  const std::string& text = stream->text();
+  EXPECT_NE(text.find("\"type\":\"span\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"type\":\"event\""), std::string::npos) << "an event in a spans stream";
+  EXPECT_EQ(text.find("\"name\":\"outer\""), std::string::npos) << "an op the filter drops";
+  producer->Kill(SIGTERM);
+}
+
 TEST_F(UiLiveTest, PageGoesAway_TailCancelled) {
   auto stream = OpenStream("/api/live");
   ASSERT_TRUE(stream->ReadUntil("event: start", 20s)) << stream->text();

@@ -34,10 +34,19 @@ EventStreamClient::~EventStreamClient() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool EventStreamClient::ReadUntil(const std::string& needle, std::chrono::milliseconds timeout) {
+bool EventStreamClient::ReadUntil(const std::string& needle, std::chrono::milliseconds timeout,
+                                  size_t times) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + timeout;
-  while (text_.find(needle) == std::string::npos) {
+  const auto found = [&] {
+    size_t count = 0;
+    for (size_t at = text_.find(needle); at != std::string::npos && count < times;
+         at = text_.find(needle, at + needle.size())) {
+      ++count;
+    }
+    return count >= times;
+  };
+  while (!found()) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (fd_ < 0 || left.count() <= 0) return false;

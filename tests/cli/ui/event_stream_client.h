@@ -25,9 +25,9 @@ class EventStreamClient {
 
   bool connected() const { return fd_ >= 0; }
 
-  // Reads until what came contains `needle` (true), the server closes or
-  // `timeout` passes (false).
-  bool ReadUntil(const std::string& needle, std::chrono::milliseconds timeout);
+  // Reads until what came contains `needle` `times` times (true), the
+  // server closes or `timeout` passes (false).
+  bool ReadUntil(const std::string& needle, std::chrono::milliseconds timeout, size_t times = 1);
 
   // Everything read so far, headers included.
   const std::string& text() const { return text_; }
