@@ -6,11 +6,15 @@
 // is one more line here and one in ui_pages.cc.
 import { sessionsView } from "./views/sessions.js";
 import { sessionView } from "./views/session.js";
+import { liveView } from "./views/live.js";
+import { diffView } from "./views/diff.js";
 import { el } from "./format.js";
 
 const kRoutes = [
   { path: /^\/$/, view: sessionsView },
   { path: /^\/session\/(\d+)$/, view: sessionView },
+  { path: /^\/live$/, view: liveView },
+  { path: /^\/diff\/(\d+)\/(\d+)$/, view: diffView },
 ];
 
 function start() {

@@ -7,6 +7,7 @@ import {
   el, fetchJson, formatCount, formatDuration, formatShare, formatTime, setCrumbs, shareBar,
   showError, svg, table,
 } from "../format.js";
+import { comparePicker } from "./diff.js";
 
 const kRefreshMs = 2000;
 const kGroupings = ["name", "tag", "target"];
@@ -104,6 +105,9 @@ export function sessionView(context) {
   const by = kGroupings.includes(context.query.get("by")) ? context.query.get("by") : "name";
   const sort = kSorts.includes(context.query.get("sort")) ? context.query.get("sort") : "total";
   setCrumbs(context, [{ text: "sessions", href: "/" }, { text: `session ${id}` }]);
+  // Made once: a refresh moves it and keeps its choice open.
+  const picker = el("p", { class: "compare" }, comparePicker(id), " · ",
+    el("a", { href: `/live?session=${id}` }, "live ops of this session"));
   const refresh = async () => {
     let running = false;
     try {
@@ -116,7 +120,7 @@ export function sessionView(context) {
       running = session.state === "running";
       context.main.replaceChildren(
         el("h1", {}, `Session ${session.id}`, el("span", { class: `state state-${session.state}` }, session.state)),
-        facts(session), statsSection(stats, by, sort, context.query), stepsSection(steps) ?? "");
+        facts(session), picker, statsSection(stats, by, sort, context.query), stepsSection(steps) ?? "");
       context.status.textContent = running ? "live: updated every 2 s" : "";
     } catch (error) {
       showError(context.main, error.message);
