@@ -225,34 +225,6 @@ TEST(SessionStepsTest, OptimizerSteps_FirstOptimizerClosesSteps_SecondDoesNotSpl
   EXPECT_EQ(steps.steps(1).top_op(), "aten::mm");
 }
 
-TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {
-  ApiTestStore store;
-  SpanScript script(store);
-  std::vector<Instant> instants;
-  const StringId profiler = store.Intern("ProfilerStep#");
-  for (int i = 0; i < 4; ++i) {
-    const uint64_t id = script.Op("ProfilerStep#", i * 1000, 900, 300);
-    script.Op("aten::conv2d", i * 1000 + 10, 300);
-    Instant counter;
-    counter.ts_ns = kT0 + i * 1000 + 1;
-    counter.parent_op_id = id;
-    counter.value = 10 + i;
-    counter.name = profiler;
-    counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
-    counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
-    instants.push_back(counter);
-  }
-  store.AddSession(MakeSession(kSession), script.spans(), instants);
-  const v1::GetStepsResponse steps = Steps(store);
-  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_PROFILER);
-  ASSERT_EQ(steps.steps_size(), 4);
-  for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(steps.steps(i).number(), static_cast<uint64_t>(10 + i));
-    EXPECT_EQ(steps.steps(i).ops(), 1u);
-    EXPECT_EQ(steps.steps(i).top_op(), "aten::conv2d");
-  }
-}
-
 // A counter sample of `name` valued `value` under op `parent`.
 Instant CounterUnder(StringId name, uint64_t parent, int64_t ts, int64_t value) {
   Instant counter;
@@ -263,6 +235,27 @@ Instant CounterUnder(StringId name, uint64_t parent, int64_t ts, int64_t value) 
   counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
   counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
   return counter;
+}
+
+TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {
+  ApiTestStore store;
+  SpanScript script(store);
+  std::vector<Instant> instants;
+  const StringId profiler = store.Intern("ProfilerStep#");
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t id = script.Op("ProfilerStep#", i * 1000, 900, 300);
+    script.Op("aten::conv2d", i * 1000 + 10, 300);
+    instants.push_back(CounterUnder(profiler, id, kT0 + i * 1000 + 1, 10 + i));
+  }
+  store.AddSession(MakeSession(kSession), script.spans(), instants);
+  const v1::GetStepsResponse steps = Steps(store);
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_PROFILER);
+  ASSERT_EQ(steps.steps_size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(steps.steps(i).number(), static_cast<uint64_t>(10 + i));
+    EXPECT_EQ(steps.steps(i).ops(), 1u);
+    EXPECT_EQ(steps.steps(i).top_op(), "aten::conv2d");
+  }
 }
 
 // Ranges marked as steps (an optrace.step_range counter under each, as
