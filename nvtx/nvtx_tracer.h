@@ -20,6 +20,7 @@
 #include "nvtx/push_stack.h"
 #include "optrace/optrace.h"
 #include "optrace/optrace.hpp"
+#include "optrace/step_range_mark.h"
 
 namespace optrace::nvtx {
 

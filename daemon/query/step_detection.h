@@ -12,6 +12,7 @@
 
 #include "model/span.h"
 #include "optrace/optrace.h"
+#include "optrace/step_range_mark.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {

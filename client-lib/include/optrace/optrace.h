@@ -117,14 +117,6 @@ OPTRACE_EXPORT int optrace_op_end(const optrace_op_desc* desc, uint64_t op_id,
  * A step still open when its process ends is stored as incomplete. */
 #define OPTRACE_STEP_NAME "optrace.step"
 
-/* A counter sample of this name recorded right after a scoped op begins
- * (on its thread, so that the op is the sample's parent) makes that op a
- * step, numbered by the sample's value: how an instrumentation layer marks
- * the ranges that are its program's steps (liboptrace_nvtx.so, for the
- * NVTX ranges `optrace run --nvtx --step-range NAME` names). optraced uses
- * them when the session has no OPTRACE_STEP_NAME steps. */
-#define OPTRACE_STEP_RANGE_MARK_NAME "optrace.step_range"
-
 /* Begins a step scoped to the calling thread (LAUNCH) and returns its op
  * id, or 0 when ops are filtered out by the live level (nothing recorded).
  * When the string table was full before the first step, the step is

@@ -10,7 +10,7 @@
 
 #include "api_test_store.h"
 #include "optrace/abi.h"
-#include "optrace/optrace.h"
+#include "optrace/step_range_mark.h"
 #include "store_test_data.h"
 
 namespace optrace::daemon {
