@@ -6,6 +6,7 @@
 
 #include "json_convert.h"
 #include "proto_names.h"
+#include "ui/timeline_json.h"
 #include "ui/ui_endpoint.h"
 
 namespace optrace::cli {
@@ -31,7 +32,8 @@ HttpResponse Ask(Connection& connection,
 HttpResponse ListSessions(Connection& connection, const HttpRequest& request) {
   auto all = QueryWord<bool>(request, "all", ParseBoolWord, true, "0, 1, false, true");
   if (auto* error = std::get_if<HttpResponse>(&all)) return std::move(*error);
-  auto limit = QueryWord<uint32_t>(request, "limit", ParseCount, 0, "a count of 0 to 4294967295");
+  auto limit =
+      QueryWord<uint32_t>(request, "limit", ParseWhole<uint32_t>, 0, "a count of 0 to 4294967295");
   if (auto* error = std::get_if<HttpResponse>(&limit)) return std::move(*error);
   v1::ListSessionsRequest list;
   list.set_all(std::get<bool>(all));
@@ -65,6 +67,25 @@ HttpResponse GetSteps(Connection& connection, uint64_t session_id) {
   return Ask(connection, &v1::OpTrace::Stub::GetSteps, get, session_id);
 }
 
+// The daemon checks the range and width (naming start_unix_ns,
+// end_unix_ns or width); here only that each is a number.
+HttpResponse GetTimeline(Connection& connection, const HttpRequest& request, uint64_t session_id) {
+  const std::string ns_words = "a time in Unix nanoseconds";
+  auto from = QueryWord<int64_t>(request, "from", ParseWhole<int64_t>, 0, ns_words);
+  if (auto* error = std::get_if<HttpResponse>(&from)) return std::move(*error);
+  auto to = QueryWord<int64_t>(request, "to", ParseWhole<int64_t>, 0, ns_words);
+  if (auto* error = std::get_if<HttpResponse>(&to)) return std::move(*error);
+  auto width =
+      QueryWord<uint32_t>(request, "width", ParseWhole<uint32_t>, 1000, "a count of pixels");
+  if (auto* error = std::get_if<HttpResponse>(&width)) return std::move(*error);
+  v1::GetTimelineRequest get;
+  get.set_session_id(session_id);
+  get.set_start_unix_ns(std::get<int64_t>(from));
+  get.set_end_unix_ns(std::get<int64_t>(to));
+  get.set_width(std::get<uint32_t>(width));
+  return Ask(connection, &v1::OpTrace::Stub::GetTimeline, get, session_id);
+}
+
 }  // namespace
 
 void AddUiApiRoutes(UiRouter& router, Connection& connection) {
@@ -82,6 +103,10 @@ void AddUiApiRoutes(UiRouter& router, Connection& connection) {
   router.Add("GET", "/api/sessions/{id}/steps",
              [daemon](const HttpRequest&, const RouteMatch& match) {
                return GetSteps(*daemon, match.ids[0]);
+             });
+  router.Add("GET", "/api/sessions/{id}/timeline",
+             [daemon](const HttpRequest& request, const RouteMatch& match) {
+               return GetTimeline(*daemon, request, match.ids[0]);
              });
 }
 

@@ -5,6 +5,10 @@
 //   GET /api/sessions/{id}                     GetSession
 //   GET /api/sessions/{id}/stats[?by=name|tag|target][&sort=total|self]
 //   GET /api/sessions/{id}/steps               GetSteps (the daemon's rules)
+//   GET /api/sessions/{id}/timeline[?from=NS&to=NS][&width=PIXELS]
+//                                              GetTimeline (ui/timeline_json.h;
+//                                              from/to 0: the whole session;
+//                                              width 1000 when absent)
 // An error is {"status": HTTP status, "message": "..."}: 400 for a query
 // parameter out of its words (named), 404 for an unknown session, 403 when
 // the daemon refuses, 503 when no daemon answers, 504 past the deadline,

@@ -49,13 +49,4 @@ std::optional<bool> ParseBoolWord(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<uint32_t> ParseCount(std::string_view text) {
-  uint32_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 }  // namespace optrace::cli

@@ -8,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <charconv>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -54,8 +55,17 @@ std::variant<T, http::HttpResponse> QueryWord(const http::HttpRequest& request,
 // "1"/"true" or "0"/"false"; nullopt for anything else.
 std::optional<bool> ParseBoolWord(std::string_view text);
 
-// A decimal count of 0 to 4294967295; nullopt for anything else.
-std::optional<uint32_t> ParseCount(std::string_view text);
+// `text` as a whole decimal number of type T, all of it (a sign only for
+// a signed T), in T's range; nullopt for anything else.
+template <typename T>
+std::optional<T> ParseWhole(std::string_view text) {
+  T value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
 
 }  // namespace optrace::cli
 

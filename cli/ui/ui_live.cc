@@ -23,7 +23,7 @@ std::variant<TailOptions, HttpResponse> ParseLiveQuery(const HttpRequest& reques
   TailOptions options;
   auto session = QueryWord<uint64_t>(request, "session", ParseRouteId, 0, "a session id");
   if (auto* error = std::get_if<HttpResponse>(&session)) return std::move(*error);
-  auto pid = QueryWord<uint32_t>(request, "pid", ParseCount, 0, "a process id");
+  auto pid = QueryWord<uint32_t>(request, "pid", ParseWhole<uint32_t>, 0, "a process id");
   if (auto* error = std::get_if<HttpResponse>(&pid)) return std::move(*error);
   auto level = QueryWord<v1::Level>(request, "level", ParseLevelWord, v1::LEVEL_UNSPECIFIED,
                                     std::string(LevelNameList()));

@@ -21,6 +21,7 @@
 #include "query/session_steps.h"
 #include "query/source_query.h"
 #include "query/span_queries.h"
+#include "query/timeline_query.h"
 #include "wire/proto_convert.h"
 
 namespace optrace::daemon {
@@ -460,6 +461,17 @@ grpc::Status OpTraceService::GetTree(grpc::ServerContext* ctx, const v1::GetTree
 grpc::Status OpTraceService::GetSteps(grpc::ServerContext* ctx, const v1::GetStepsRequest* request,
                                       v1::GetStepsResponse* response) {
   return SessionQuery(ctx, *request, response, &daemon::GetSteps);
+}
+
+grpc::Status OpTraceService::GetTimeline(grpc::ServerContext* ctx,
+                                         const v1::GetTimelineRequest* request,
+                                         v1::GetTimelineResponse* response) {
+  return SessionQuery(
+      ctx, *request, response,
+      +[](SpanReader& reader, const v1::GetTimelineRequest& timeline,
+          v1::GetTimelineResponse* out) {
+        return daemon::GetTimeline(reader, timeline, TimelineBounds{}, out);
+      });
 }
 
 grpc::Status OpTraceService::ExplainStep(grpc::ServerContext* ctx,

@@ -105,6 +105,8 @@ class OpTraceService final
                          v1::ListKeepsResponse* response) override;
   grpc::Status GetSource(grpc::ServerContext* ctx, const v1::GetSourceRequest* request,
                          v1::GetSourceResponse* response) override;
+  grpc::Status GetTimeline(grpc::ServerContext* ctx, const v1::GetTimelineRequest* request,
+                           v1::GetTimelineResponse* response) override;
 
  private:
   // The stored session `id` if the caller may see it: NOT_FOUND or

@@ -75,6 +75,10 @@ Status SpanReader::PrepareStatements() {
       {&select_pages_,
        "SELECT id, span_count FROM span_pages WHERE session_id = ? AND first_start_ns <= ? "
        "AND last_start_ns >= ? AND id % ? = ? ORDER BY first_start_ns, last_start_ns, id"},
+      // Served by span_pages_by_start (session_id, then both bounds in the index).
+      {&span_start_range_,
+       "SELECT count(*), coalesce(min(first_start_ns), 0), coalesce(max(last_start_ns), 0) "
+       "FROM span_pages WHERE session_id = ?"},
       {&select_instants_, std::string("SELECT ") + kInstantColumns +
                               " FROM instants WHERE session_id = ? ORDER BY ts_ns, rowid"},
       {&select_halves_, std::string("SELECT ") + kHalfOpColumns +
@@ -215,6 +219,18 @@ Result<SessionId> SpanReader::MaxSessionId() {
   Result<bool> row = max_session_id_.Step();
   if (!row.ok()) return row.status();
   return SessionId{row.value() ? max_session_id_.ColumnUint64(0) : 0};
+}
+
+Result<std::optional<SpanStartRange>> SpanReader::StartRange(SessionId session) {
+  ScopedStatementReset reset(span_start_range_);
+  span_start_range_.BindUint64(1, session);
+  Result<bool> row = span_start_range_.Step();
+  if (!row.ok()) return row.status();
+  std::optional<SpanStartRange> range;
+  if (row.value() && span_start_range_.ColumnInt64(0) != 0) {
+    range = SpanStartRange{span_start_range_.ColumnInt64(1), span_start_range_.ColumnInt64(2)};
+  }
+  return range;
 }
 
 Status SpanReader::ForEachSpan(SessionId session, int64_t min_start_ns, int64_t max_start_ns,

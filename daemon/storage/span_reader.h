@@ -37,6 +37,12 @@ struct StoredSpanPage {
   std::vector<Span> spans;
 };
 
+// The earliest and the latest start among a session's stored spans.
+struct SpanStartRange {
+  int64_t first_start_ns = 0;
+  int64_t last_start_ns = 0;
+};
+
 // Which of a session's span pages a pass reads: those whose id leaves
 // `index` when divided by `count`. `count` passes, one per thread and each
 // with its own reader, read every page once between them.
@@ -97,6 +103,10 @@ class SpanReader {
   // The highest session id ever stored, including sessions retention has
   // deleted since (0 for none).
   Result<SessionId> MaxSessionId();
+
+  // The start range of the stored spans of `session` (from its pages'
+  // rows, no page is read); nullopt when it has none.
+  Result<std::optional<SpanStartRange>> StartRange(SessionId session);
 
   // Visits the spans of `session` with min_start_ns <= start_ns <=
   // max_start_ns. Spans come page by page, pages in order of their first
@@ -204,6 +214,7 @@ class SpanReader {
   SqliteStatement get_string_;
   SqliteStatement max_session_id_;
   SqliteStatement select_pages_;
+  SqliteStatement span_start_range_;
   SqliteStatement select_instants_;
   SqliteStatement select_halves_;
   SqliteStatement select_cursors_;

@@ -14,6 +14,10 @@
 //   BM_CompareSessions       by tag, from the op aggregates
 //   BM_GetStatsThreads       GetStats by name with each thread's busy share
 //                            (a pass over the spans beside the aggregates)
+//   BM_GetTimeline/whole, /tenth, /hundredth, /thousandth  the steps
+//                            session's timeline 1,500 pixels wide: the whole
+//                            session, then a tenth, a hundredth and a
+//                            thousandth of it around its middle (zoom levels)
 //   Export/chrome_json, Export/perfetto, Export/csv   the whole session to
 //                            a sink that only counts the bytes (one
 //                            iteration each: seconds)
@@ -42,6 +46,7 @@
 #include "query/call_tree.h"
 #include "query/session_steps.h"
 #include "query/span_queries.h"
+#include "query/timeline_query.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
 #include "temp_folder.h"
@@ -354,6 +359,41 @@ void BM_GetStatsThreads(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSessionSpans));
 }
 BENCHMARK(BM_GetStatsThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The steps session spans about a second (1,000,000 spans 1 us apart).
+void GetTimeline(benchmark::State& state, int64_t zoom) {
+  QueryBenchData* data = Data(state);
+  if (data == nullptr) return;
+  constexpr int64_t kSpanNs = static_cast<int64_t>(kOtherSessionSpans) * 1000;
+  v1::GetTimelineRequest request;
+  request.set_session_id(kStepsSession);
+  request.set_width(1500);
+  if (zoom > 1) {
+    const int64_t middle = kEpochNs + kSpanNs / 2;
+    request.set_start_unix_ns(middle - kSpanNs / zoom / 2);
+    request.set_end_unix_ns(middle + kSpanNs / zoom / 2);
+  }
+  v1::GetTimelineResponse response;
+  for (auto _ : state) {
+    Status done = optrace::daemon::GetTimeline(data->reader(), request,
+                                               optrace::daemon::TimelineBounds{}, &response);
+    if (!done.ok()) return state.SkipWithError(done.message().c_str());
+  }
+  int64_t listed = 0;
+  int64_t buckets = 0;
+  for (const v1::TimelineLane& lane : response.lanes()) {
+    listed += lane.spans_size();
+    buckets += lane.buckets_size();
+  }
+  state.counters["spans"] = static_cast<double>(response.spans());
+  state.counters["listed"] = static_cast<double>(listed);
+  state.counters["buckets"] = static_cast<double>(buckets);
+  state.counters["bytes"] = static_cast<double>(response.ByteSizeLong());
+}
+BENCHMARK_CAPTURE(GetTimeline, whole, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(GetTimeline, tenth, 10)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(GetTimeline, hundredth, 100)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(GetTimeline, thousandth, 1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void Export(benchmark::State& state, v1::ExportFormat format) {
   QueryBenchData* data = Data(state);

@@ -4,7 +4,10 @@
 // picture it draws (--screenshot). Each Chromium run is a fresh browser,
 // so each starts from the URL with the token, as a user's first visit.
 // Skipped, saying so, only where Chromium is not installed
-// (deploy/install-deps.sh installs it). With OPTRACE_UI_SCREENSHOTS=DIR
+// (deploy/install-deps.sh installs it). The timeline's test drives one
+// browser over the DevTools protocol instead (ui/devtools_browser.h): it
+// turns the wheel and presses keys on the canvas as a user would, and
+// reads what the page drew after each. With OPTRACE_UI_SCREENSHOTS=DIR
 // the screenshots are kept there (docs/ui.md's come from here).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,9 +15,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <regex>
 
 #include "cli_harness.h"
+#include "ui/devtools_browser.h"
 #include "ui/ui_process.h"
 
 namespace optrace::cli::testing {
@@ -134,6 +139,107 @@ TEST_F(UiBrowserTest, SessionPage_ShowsItsOpsInTheStatsAndItsSlowStep) {
   EXPECT_NE(dom.find("href=\"/\""), std::string::npos) << "links back to the sessions";
 
   ExpectDrawnPng(Screenshot(ui.UrlOf(target), "ui-session.png"), "ui-session.png");
+}
+
+// The timeline section's data attributes (views/timeline.js), as numbers.
+struct TimelineShown {
+  double requests = 0, from = 0, to = 0, spans = 0, drawn = 0, summed = 0, lanes = 0;
+};
+
+std::optional<TimelineShown> ReadTimeline(DevtoolsBrowser& browser) {
+  const auto d = browser.Evaluate(
+      "(() => { const d = document.getElementById('timeline').dataset; return [d.requests, "
+      "d.from, d.to, d.spans, d.spansDrawn, d.spansSummed, d.lanes].map(Number); })()");
+  if (!d || !d->is_array() || d->size() != 7) return std::nullopt;
+  return TimelineShown{(*d)[0], (*d)[1], (*d)[2], (*d)[3], (*d)[4], (*d)[5], (*d)[6]};
+}
+
+TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain) {
+  // 10 steps on each of two threads: load_batch, forward > matmul,
+  // backward, each at least 1 ms; the main thread's one "start" op.
+  const ProducerRun p = Produce({"--threads", "2", "--steps", "10"});
+  ASSERT_NE(p.session_id, 0u);
+  const double launches = static_cast<double>(p.done.at("launches"));
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+  const std::string target = "/session/" + std::to_string(p.session_id);
+  ExpectDrawnPng(Screenshot(ui.UrlOf(target), "ui-timeline.png"), "ui-timeline.png");
+
+  DevtoolsBrowser browser(kChromium, folder_.path() + "/chromium-devtools");
+  ASSERT_TRUE(browser.ok()) << browser.error();
+  ASSERT_TRUE(browser.Navigate(ui.UrlOf(target))) << browser.error();
+  const std::string ready = "document.getElementById('timeline')?.dataset.state === 'ready'";
+  ASSERT_TRUE(browser.WaitFor(ready, 60s)) << browser.error();
+  const std::optional<TimelineShown> whole = ReadTimeline(browser);
+  ASSERT_TRUE(whole.has_value()) << browser.error();
+  EXPECT_EQ(whole->requests, 1);
+  EXPECT_EQ(whole->lanes, 3) << "the main thread and the two step threads";
+  EXPECT_EQ(whole->spans, launches);
+  EXPECT_EQ(whole->drawn + whole->summed, launches) << "every span drawn or summed";
+  EXPECT_GE(whole->drawn, 2 * 10 * 5) << "every step op is wider than a pixel";
+
+  // Hover: a step thread's first row, in the middle of the session.
+  const auto box = browser.Evaluate(
+      "(() => { const r = document.getElementById('timeline-canvas').getBoundingClientRect();"
+      " window.scrollTo(0, r.top + window.scrollY - 10);"
+      " const s = document.getElementById('timeline-canvas').getBoundingClientRect();"
+      " return [s.left, s.top, s.width]; })()");
+  ASSERT_TRUE(box && box->is_array()) << browser.error();
+  const double left = (*box)[0], top = (*box)[1], width = (*box)[2];
+  const double middle = left + 150 + (width - 150) / 2;
+  std::string name;
+  for (double y = top + 24; y < top + 120 && name.empty(); y += 4) {
+    ASSERT_TRUE(
+        browser.Call("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", middle}, {"y", y}}))
+        << browser.error();
+    const auto shown = browser.Evaluate(
+        "document.querySelector('#timeline-details [data-field=name]')?.textContent ?? ''");
+    if (shown && shown->is_string()) name = shown->get<std::string>();
+  }
+  EXPECT_TRUE(name == "optrace.step" || name == "load_batch" || name == "forward" ||
+              name == "matmul" || name == "backward")
+      << "hovered: '" << name << "'";
+  const auto fields = browser.Evaluate(
+      "[...document.querySelectorAll('#timeline-details dt')].map(e => e.textContent).join(' ')");
+  ASSERT_TRUE(fields && fields->is_string()) << browser.error();
+  for (const char* field : {"name", "tag", "source", "start", "duration", "self"}) {
+    EXPECT_NE(fields->get<std::string>().find(field), std::string::npos) << field;
+  }
+
+  // Three wheel steps in, at the middle: the range narrows around it and
+  // the server is asked for it; fewer spans are in it.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(browser.Call(
+        "Input.dispatchMouseEvent",
+        {{"type", "mouseWheel"}, {"x", middle}, {"y", top + 40}, {"deltaX", 0}, {"deltaY", -120}}))
+        << browser.error();
+  }
+  const std::string answered =
+      "(() => { const d = document.getElementById('timeline').dataset;"
+      " return d.state === 'ready' && Number(d.requests) > ";
+  ASSERT_TRUE(browser.WaitFor(answered + "1; })()", 30s)) << browser.error();
+  const std::optional<TimelineShown> zoomed = ReadTimeline(browser);
+  ASSERT_TRUE(zoomed.has_value()) << browser.error();
+  EXPECT_LT(zoomed->to - zoomed->from, 0.6 * (whole->to - whole->from));
+  EXPECT_GT(zoomed->from, whole->from);
+  EXPECT_LT(zoomed->to, whole->to);
+  EXPECT_LT(zoomed->spans, launches) << "the server answered for the narrower range";
+  EXPECT_GT(zoomed->drawn, 0);
+
+  // Keys on the canvas: right arrow pans a tenth of the range later.
+  ASSERT_TRUE(browser.Evaluate("document.getElementById('timeline-canvas').focus(), true"));
+  const double before = zoomed->requests;
+  ASSERT_TRUE(browser.Call("Input.dispatchKeyEvent", {{"type", "rawKeyDown"},
+                                                      {"key", "ArrowRight"},
+                                                      {"code", "ArrowRight"},
+                                                      {"windowsVirtualKeyCode", 39}}))
+      << browser.error();
+  ASSERT_TRUE(browser.WaitFor(answered + std::to_string(static_cast<int>(before)) + "; })()", 30s))
+      << browser.error();
+  const std::optional<TimelineShown> panned = ReadTimeline(browser);
+  ASSERT_TRUE(panned.has_value()) << browser.error();
+  EXPECT_GT(panned->from, zoomed->from);
+  EXPECT_NEAR(panned->to - panned->from, zoomed->to - zoomed->from, 2000);
 }
 
 TEST_F(UiBrowserTest, NoToken_PageShowsNoData) {

@@ -5,9 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_harness.h"
 #include "http_exchange.h"
@@ -131,6 +135,63 @@ TEST_F(UiTest, ApiErrors_JsonWithStatus) {
   EXPECT_EQ(gone.status, 503) << gone.raw;
   EXPECT_NE(nlohmann::json::parse(gone.body).at("message").get<std::string>().find("no daemon"),
             std::string::npos);
+}
+
+TEST_F(UiTest, TimelineEndpoint_WholeSessionThenARangeAndBadParametersNamed) {
+  const ProducerRun p = Produce({"--steps", "3"});
+  ASSERT_NE(p.session_id, 0u);
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+  const std::string bearer = "Authorization: Bearer " + ui.token() + "\r\n";
+  const std::string base = "/api/sessions/" + std::to_string(p.session_id) + "/timeline";
+  const HttpReply whole = HttpGet(ui.port(), base + "?width=800", ui.host(), bearer);
+  ASSERT_EQ(whole.status, 200) << whole.raw;
+  const nlohmann::json t = nlohmann::json::parse(whole.body);
+  EXPECT_EQ(t.at("width"), 800);
+  EXPECT_EQ(t.at("spans"), p.done.at("launches"));
+  EXPECT_EQ(t.at("strings").at(0), "");
+  uint64_t listed = 0;
+  int64_t step_start = 0, step_ns = 0;
+  // Spans are arrays in the order of span_fields.
+  const nlohmann::json& fields = t.at("span_fields");
+  auto field = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(fields.begin(), fields.end(), name) - fields.begin());
+  };
+  for (const nlohmann::json& lane : t.at("lanes")) {
+    for (const nlohmann::json& span : lane.at("spans")) {
+      ++listed;
+      const std::string name = t.at("strings").at(span.at(field("name")).get<size_t>());
+      if (name == "optrace.step" && step_ns == 0) {
+        step_start = span.at(field("start_unix_ns"));
+        step_ns = span.at(field("duration_ns"));
+      }
+    }
+  }
+  EXPECT_EQ(listed, 3u * 5) << "every step op is a pixel wide or more";
+  ASSERT_GT(step_ns, 0) << whole.body;
+
+  // The first step's time: its five spans only. Times as JSON numbers
+  // lose nothing here (they are written as integers).
+  const std::string range = "?from=" + std::to_string(step_start) +
+                            "&to=" + std::to_string(step_start + step_ns) + "&width=100";
+  const HttpReply step = HttpGet(ui.port(), base + range, ui.host(), bearer);
+  ASSERT_EQ(step.status, 200) << step.raw;
+  const nlohmann::json s = nlohmann::json::parse(step.body);
+  EXPECT_EQ(s.at("start_unix_ns"), step_start);
+  EXPECT_EQ(s.at("spans"), 5);
+
+  for (const auto& [query, named] :
+       std::vector<std::pair<std::string, std::string>>{{"?width=0", "width 0"},
+                                                        {"?width=x", "width=x"},
+                                                        {"?from=soon", "from=soon"},
+                                                        {"?from=20&to=10", "end_unix_ns 10"}}) {
+    const HttpReply bad = HttpGet(ui.port(), base + query, ui.host(), bearer);
+    EXPECT_EQ(bad.status, 400) << query << " " << bad.raw;
+    EXPECT_NE(nlohmann::json::parse(bad.body).at("message").get<std::string>().find(named),
+              std::string::npos)
+        << bad.body;
+  }
+  EXPECT_EQ(HttpGet(ui.port(), "/api/sessions/999999/timeline", ui.host(), bearer).status, 404);
 }
 
 TEST_F(UiTest, TokenFile_0600WhileServing_RemovedOnCtrlC) {

@@ -11,6 +11,9 @@
 //     Prints "<keep range code> <list keeps code> <set window code> <get
 //     source code>": a keep of the session's last second, its keeps, a
 //     window of 1 s, the listing of its first op (gRPC status codes).
+//   optrace-test-client probe-timeline SOCKET SESSION_ID
+//     Prints the gRPC status code of the session's whole timeline
+//     (GetTimeline, 100 pixels).
 //   optrace-test-client stall SOCKET STREAMS CONNECTIONS [batch]
 //     Opens STREAMS Tail streams spread over CONNECTIONS connections (in
 //     TailBatch messages with "batch") and never reads them (as `optrace
@@ -124,6 +127,16 @@ int ProbeKeeps(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
     source_code = stub.GetSource(&ctx, req, &resp).error_code();
   }
   std::printf("%d %d %d %d\n", keep_code, keeps_code, window_code, source_code);
+  return 0;
+}
+
+int ProbeTimeline(optrace::v1::OpTrace::Stub& stub, uint64_t session) {
+  grpc::ClientContext ctx;
+  optrace::v1::GetTimelineRequest req;
+  req.set_session_id(session);
+  req.set_width(100);
+  optrace::v1::GetTimelineResponse resp;
+  std::printf("%d\n", stub.GetTimeline(&ctx, req, &resp).error_code());
   return 0;
 }
 
@@ -251,12 +264,13 @@ int main(int argc, char** argv) {
   if (mode == "stall-export" && argc == 5) {
     return StallExport(argv[2], std::atoi(argv[3]), std::strtoull(argv[4], nullptr, 10));
   }
-  if (mode != "tail" && mode != "probe" && mode != "probe-keeps" &&
+  if (mode != "tail" && mode != "probe" && mode != "probe-keeps" && mode != "probe-timeline" &&
       !(mode == "read-session" && argc == 4) && !(mode == "status-loop" && argc == 4)) {
     std::fprintf(
         stderr,
         "usage: %s tail SOCKET [LEVEL] | probe SOCKET SESSION_ID | probe-keeps SOCKET SESSION_ID | "
-        "stall SOCKET STREAMS CONNECTIONS [batch] | stall-export SOCKET STREAMS SESSION_ID | "
+        "probe-timeline SOCKET SESSION_ID | stall SOCKET STREAMS CONNECTIONS [batch] | "
+        "stall-export SOCKET STREAMS SESSION_ID | "
         "read-session SOCKET SESSION_ID | status-loop SOCKET SECONDS\n",
         argv[0]);
     return 2;
@@ -268,6 +282,7 @@ int main(int argc, char** argv) {
   if (mode == "status-loop") return StatusLoop(*stub, std::atof(argv[3]));
   const uint64_t session = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
   if (mode == "probe-keeps") return ProbeKeeps(*stub, session);
+  if (mode == "probe-timeline") return ProbeTimeline(*stub, session);
   if (mode == "read-session") return ReadSession(*stub, session);
   return Probe(*stub, session);
 }

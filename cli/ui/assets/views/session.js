@@ -1,13 +1,15 @@
 // One session: its facts, its statistics (as `optrace stats`: total and
 // self time, each share as a bar; grouped and sorted as the URL's ?by=
 // and ?sort= say) and, when it has steps, their durations as a bar chart
-// with the slow ones marked (as `optrace steps`). Refreshed every 2 s
-// while the session runs.
+// with the slow ones marked (as `optrace steps`), and its timeline
+// (views/timeline.js: drawn once, then as the user zooms and pans).
+// Refreshed every 2 s while the session runs.
 import {
   el, fetchJson, formatCount, formatDuration, formatShare, formatTime, setCrumbs, shareBar,
   showError, svg, table,
 } from "../format.js";
 import { comparePicker } from "./diff.js";
+import { Timeline } from "./timeline.js";
 
 const kRefreshMs = 2000;
 const kGroupings = ["name", "tag", "target"];
@@ -105,9 +107,11 @@ export function sessionView(context) {
   const by = kGroupings.includes(context.query.get("by")) ? context.query.get("by") : "name";
   const sort = kSorts.includes(context.query.get("sort")) ? context.query.get("sort") : "total";
   setCrumbs(context, [{ text: "sessions", href: "/" }, { text: `session ${id}` }]);
-  // Made once: a refresh moves it and keeps its choice open.
+  // Made once: a refresh moves them, keeping the picker's choice open and
+  // the timeline's range.
   const picker = el("p", { class: "compare" }, comparePicker(id), " · ",
     el("a", { href: `/live?session=${id}` }, "live ops of this session"));
+  const timeline = new Timeline(id);
   const refresh = async () => {
     let running = false;
     try {
@@ -120,7 +124,9 @@ export function sessionView(context) {
       running = session.state === "running";
       context.main.replaceChildren(
         el("h1", {}, `Session ${session.id}`, el("span", { class: `state state-${session.state}` }, session.state)),
-        facts(session), picker, statsSection(stats, by, sort, context.query), stepsSection(steps) ?? "");
+        facts(session), picker, timeline.element, statsSection(stats, by, sort, context.query),
+        stepsSection(steps) ?? "");
+      if (timeline.requests === 0) timeline.load(null);
       context.status.textContent = running ? "live: updated every 2 s" : "";
     } catch (error) {
       showError(context.main, error.message);
