@@ -34,18 +34,26 @@ struct DiffSides {
   std::string title_b;
 };
 
-// Sends `request` and prints its comparison, described by `sides`, as
-// options.json says. Returns the exit code.
-int CompareAndPrint(Connection& connection, const v1::CompareSessionsRequest& request,
-                    const DiffOptions& options, const DiffSides& sides) {
-  v1::CompareSessionsResponse response;
-  const auto context = connection.NewContext();
-  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
-  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+// The sides of two sessions' diff.
+DiffSides SessionSides(const SessionDiff& diff) {
+  return {{{"session_a", ToJson(diff.a)}, {"session_b", ToJson(diff.b)}},
+          SessionTitle(diff.a),
+          SessionTitle(diff.b)};
+}
+
+// The --json document: `response` with `sides` merged in.
+nlohmann::json ComparisonJson(const v1::CompareSessionsResponse& response, const DiffSides& sides) {
+  nlohmann::json document = ToJson(response);
+  document.update(sides.json);
+  return document;
+}
+
+// Prints `response`, described by `sides`, as options.json says. Returns
+// the exit code.
+int PrintComparison(const v1::CompareSessionsResponse& response, const DiffOptions& options,
+                    const DiffSides& sides) {
   if (options.json) {
-    nlohmann::json document = ToJson(response);
-    document.update(sides.json);
-    fmt::print("{}\n", document.dump(2));
+    fmt::print("{}\n", ComparisonJson(response, sides).dump(2));
     return kExitOk;
   }
   fmt::print("A = {}\nB = {}\n", sides.title_a, sides.title_b);
@@ -62,8 +70,12 @@ int RunFleetDiff(Connection& connection, const DiffOptions& options) {
   *request.mutable_fleet_a() = options.fleet_a;
   *request.mutable_fleet_b() = options.fleet_b;
   *request.mutable_filter() = ToOpFilter(options.filter);
-  return CompareAndPrint(
-      connection, request, options,
+  v1::CompareSessionsResponse response;
+  const auto context = connection.NewContext();
+  const grpc::Status status = connection.stub().CompareSessions(context.get(), request, &response);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address()));
+  return PrintComparison(
+      response, options,
       {{{"fleet_a", ToJson(options.fleet_a)}, {"fleet_b", ToJson(options.fleet_b)}},
        DescribeFleetSelector(options.fleet_a),
        DescribeFleetSelector(options.fleet_b)});
@@ -202,27 +214,43 @@ std::string RenderFusionTable(const v1::CompareSessionsResponse& comparison, siz
   return table.Render(width, palette);
 }
 
-int RunDiff(Connection& connection, const DiffOptions& options) {
-  if (options.fleet) return RunFleetDiff(connection, options);
+grpc::Status FetchSessionDiff(Connection& connection, uint64_t a, uint64_t b, v1::GroupBy by,
+                              SessionDiff* out, std::optional<uint64_t>* failed_session) {
   // Each session first, so that an unknown one is named exactly.
-  v1::GetSessionResponse sessions[2];
-  const uint64_t ids[2] = {options.session_a, options.session_b};
-  for (int i = 0; i < 2; ++i) {
+  const std::pair<uint64_t, v1::Session*> sides[] = {{a, &out->a}, {b, &out->b}};
+  for (const auto& [id, session] : sides) {
     v1::GetSessionRequest request;
-    request.set_session_id(ids[i]);
+    request.set_session_id(id);
+    v1::GetSessionResponse response;
     const auto context = connection.NewContext();
-    const grpc::Status status = connection.stub().GetSession(context.get(), request, &sessions[i]);
-    if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), ids[i]));
+    const grpc::Status status = connection.stub().GetSession(context.get(), request, &response);
+    if (!status.ok()) {
+      *failed_session = id;
+      return status;
+    }
+    *session = response.session();
   }
   v1::CompareSessionsRequest request;
-  request.set_session_a(options.session_a);
-  request.set_session_b(options.session_b);
-  request.set_by(options.by);
-  return CompareAndPrint(
-      connection, request, options,
-      {{{"session_a", ToJson(sessions[0].session())}, {"session_b", ToJson(sessions[1].session())}},
-       SessionTitle(sessions[0].session()),
-       SessionTitle(sessions[1].session())});
+  request.set_session_a(a);
+  request.set_session_b(b);
+  request.set_by(by);
+  const auto context = connection.NewContext();
+  *failed_session = std::nullopt;
+  return connection.stub().CompareSessions(context.get(), request, &out->comparison);
+}
+
+nlohmann::json SessionDiffJson(const SessionDiff& diff) {
+  return ComparisonJson(diff.comparison, SessionSides(diff));
+}
+
+int RunDiff(Connection& connection, const DiffOptions& options) {
+  if (options.fleet) return RunFleetDiff(connection, options);
+  SessionDiff diff;
+  std::optional<uint64_t> failed_session;
+  const grpc::Status status = FetchSessionDiff(connection, options.session_a, options.session_b,
+                                               options.by, &diff, &failed_session);
+  if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), failed_session));
+  return PrintComparison(diff.comparison, options, SessionSides(diff));
 }
 
 CommandSpec DescribeDiffCommand() {

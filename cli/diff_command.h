@@ -5,7 +5,10 @@
 #ifndef OPTRACE_CLI_DIFF_COMMAND_H_
 #define OPTRACE_CLI_DIFF_COMMAND_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -34,6 +37,25 @@ struct DiffOptions {
 // Errors (exit 2) name the argument and what it should be.
 std::optional<CliError> ParseDiffSides(const std::string& a, const std::string& b,
                                        DiffOptions* options);
+
+// Two sessions and their comparison: what `optrace diff A B` shows.
+struct SessionDiff {
+  v1::Session a;
+  v1::Session b;
+  v1::CompareSessionsResponse comparison;
+};
+
+// Asks the daemon at `connection` for sessions `a` and `b` (each first, so
+// that an unknown one is named) and for their comparison grouped `by`,
+// into `out`. Returns the first failed call's status, with
+// `*failed_session` set to the session it was about (nullopt for the
+// comparison); OK when every call answered.
+grpc::Status FetchSessionDiff(Connection& connection, uint64_t a, uint64_t b, v1::GroupBy by,
+                              SessionDiff* out, std::optional<uint64_t>* failed_session);
+
+// The document of `optrace diff A B --json`: the comparison's fields
+// (json_convert.h) and "session_a", "session_b".
+nlohmann::json SessionDiffJson(const SessionDiff& diff);
 
 // Prints the comparison; returns the exit code (an unknown A or B: "no
 // session N", 1).

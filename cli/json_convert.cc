@@ -208,18 +208,33 @@ json ToJson(const v1::OpStats& stats) {
           {"self_share", stats.self_share()}};
 }
 
-json ToJson(const v1::GetStatsResponse& stats) {
+json ToJson(const v1::GetStatsResponse& stats, bool with_threads) {
   json rows = json::array();
   for (const v1::OpStats& row : stats.rows()) rows.push_back(ToJson(row));
-  return {{"rows", rows},
-          {"total_ns", stats.total_ns()},
-          {"self_ns", stats.self_ns()},
-          {"spans", stats.spans()},
-          {"source", StatsSourceWord(stats.source())},
-          {"percentiles_exact", stats.percentiles_exact()},
-          {"percentile_relative_error", stats.percentile_relative_error()},
-          {"percentile_spans", stats.percentile_spans()},
-          {"groups_folded", stats.groups_folded()}};
+  json document = {{"rows", rows},
+                   {"total_ns", stats.total_ns()},
+                   {"self_ns", stats.self_ns()},
+                   {"spans", stats.spans()},
+                   {"source", StatsSourceWord(stats.source())},
+                   {"percentiles_exact", stats.percentiles_exact()},
+                   {"percentile_relative_error", stats.percentile_relative_error()},
+                   {"percentile_spans", stats.percentile_spans()},
+                   {"groups_folded", stats.groups_folded()}};
+  if (with_threads) {
+    json threads = json::array();
+    for (const v1::ThreadBusy& thread : stats.threads()) {
+      threads.push_back({{"tid", thread.tid()},
+                         {"ops", thread.ops()},
+                         {"busy_ns", thread.busy_ns()},
+                         {"first_start_unix_ns", thread.first_start_unix_ns()},
+                         {"last_end_unix_ns", thread.last_end_unix_ns()},
+                         {"wall_ns", thread.wall_ns()},
+                         {"busy_share", thread.busy_share()}});
+    }
+    document["threads"] = std::move(threads);
+    document["threads_left_out"] = stats.threads_left_out();
+  }
+  return document;
 }
 
 json ToJson(const v1::Comparison& row) {
@@ -389,6 +404,8 @@ std::string_view StepSourceWord(v1::StepSource source) {
   switch (source) {
     case v1::STEP_SOURCE_EXPLICIT:
       return "explicit";
+    case v1::STEP_SOURCE_RANGE:
+      return "range";
     case v1::STEP_SOURCE_PROFILER:
       return "profiler";
     case v1::STEP_SOURCE_OPTIMIZER:

@@ -27,7 +27,11 @@ nlohmann::json ToJson(const v1::TailResponse& item);
 nlohmann::json ToJson(const v1::LiveEvent& event);
 nlohmann::json ToJson(const v1::GetLevelResponse& levels);
 nlohmann::json ToJson(const v1::OpStats& stats);
-nlohmann::json ToJson(const v1::GetStatsResponse& stats);
+// {"rows": [...], "total_ns", "self_ns", "spans", "source", ...}; with
+// `with_threads` (GetStatsRequest.threads asked) also "threads": [{"tid",
+// "ops", "busy_ns", "first_start_unix_ns", "last_end_unix_ns", "wall_ns",
+// "busy_share"}, ...] and "threads_left_out".
+nlohmann::json ToJson(const v1::GetStatsResponse& stats, bool with_threads = false);
 nlohmann::json ToJson(const v1::Comparison& row);
 nlohmann::json ToJson(const v1::FusionPart& part);
 nlohmann::json ToJson(const v1::Fusion& fusion);
@@ -51,7 +55,7 @@ nlohmann::json ToJson(const v1::GetTreeResponse& tree);
 // {"steps": [{"step", "start_unix_ns", "duration_ns", "ops", "top_op",
 // "top_op_tag", "top_op_self_ns", "slow", "warmup", "baseline_ns"}, ...],
 // "steps_total", "slow_steps", "p50_ns", "p95_ns", "p99_ns", "source"
-// ("explicit", "profiler", "optimizer" or "none"), "rules": {"slow_factor",
+// ("explicit", "range", "profiler", "optimizer" or "none"), "rules": {"slow_factor",
 // "window", "warmup"}}.
 nlohmann::json ToJson(const v1::GetStepsResponse& steps);
 // {"step", "duration_ns", "baseline_ns", "extra_ns", "slow", "warmup",

@@ -25,7 +25,9 @@ CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return {kExitFailure, message};
     case grpc::StatusCode::NOT_FOUND:
-      if (session_id)
+      // "session 12 has no step 9 (...)": the session is there, something
+      // in it is not, and the daemon's message says what.
+      if (session_id && message.find(" has no ") == std::string::npos)
         return {kExitFailure, fmt::format("no session {}; see optrace sessions", *session_id)};
       return {kExitFailure, message};
     case grpc::StatusCode::INVALID_ARGUMENT:

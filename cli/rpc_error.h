@@ -29,7 +29,8 @@ std::string NoDaemonMessage(std::string_view address);
 
 // The error for `status` (REQUIRES: not ok) of a call to the daemon at
 // `address`. `session_id`, when the call was about one session, names it
-// in the NOT_FOUND message; without it the daemon's message is used.
+// in the NOT_FOUND message, unless the daemon's message says the session
+// "has no" thing asked for (a step); otherwise the daemon's message is used.
 CliError ErrorFromRpc(const grpc::Status& status, std::string_view address,
                       std::optional<uint64_t> session_id = std::nullopt);
 

@@ -40,9 +40,9 @@ constexpr std::chrono::milliseconds kSettlePoll{100};
 // Sessions listed per poll: ours is among the newest.
 constexpr uint32_t kSessionsPolled = 200;
 
-// The environment of the command: ours with OPTRACE_SESSION, OPTRACE_LEVEL
-// and (--lossless) OPTRACE_FULL_RING replaced, and the injection libraries
-// of `nvtx_library`.
+// The environment of the command: ours with OPTRACE_SESSION, OPTRACE_LEVEL,
+// (--lossless) OPTRACE_FULL_RING and (--step-range) OPTRACE_NVTX_STEP_RANGE
+// replaced, and the injection libraries of `nvtx_library`.
 std::vector<std::string> CommandEnvironment(const RunOptions& options,
                                             const std::string& nvtx_library,
                                             const std::string& torch_hook) {
@@ -60,12 +60,14 @@ std::vector<std::string> CommandEnvironment(const RunOptions& options,
     if (with_cupti && entry.starts_with("CUDA_INJECTION64_PATH=")) continue;
     if (!torch_hook.empty() && entry.starts_with("PYTHONPATH=")) continue;
     if (options.lossless && entry.starts_with("OPTRACE_FULL_RING=")) continue;
+    if (!options.step_range.empty() && entry.starts_with("OPTRACE_NVTX_STEP_RANGE=")) continue;
     env.emplace_back(entry);
   }
   env.push_back("OPTRACE_LEVEL=" + std::string(LevelWord(options.level)));
   if (!options.label.empty()) env.push_back("OPTRACE_SESSION=" + options.label);
   if (options.lossless) env.push_back("OPTRACE_FULL_RING=wait");
   if (!nvtx_library.empty()) env.push_back("NVTX_INJECTION64_PATH=" + nvtx_library);
+  if (!options.step_range.empty()) env.push_back("OPTRACE_NVTX_STEP_RANGE=" + options.step_range);
   if (with_cupti) env.push_back("CUDA_INJECTION64_PATH=" + cupti);
   if (!torch_hook.empty()) {
     env.push_back("PYTHONPATH=" + PythonPathWith(torch_hook, std::getenv("PYTHONPATH")));
@@ -297,6 +299,7 @@ CommandSpec DescribeRunCommand() {
       "Examples:\n  optrace run -- ./my_runtime --steps 10\n"
       "  optrace run --label fused -- optrace-demo --mode fused\n"
       "  optrace run --nvtx -- python train.py\n"
+      "  optrace run --nvtx --step-range train_step -- ./trainer\n"
       "  optrace run --torch -- python3 train.py\n"
       "  optrace run --keep-last 1h -- ./server   (this session's own rolling window)";
   run.Add("--label", &options->label, "the session label (OPTRACE_SESSION)");
@@ -304,6 +307,10 @@ CommandSpec DescribeRunCommand() {
               "the level the command traces at (OPTRACE_LEVEL; default trace)");
   run.AddFlag("--nvtx", &options->nvtx,
               "also trace the command's NVTX ranges, without changing it (liboptrace_nvtx.so)");
+  run.Add("--step-range", &options->step_range,
+          "with --nvtx: the NVTX ranges of this name (pushed ones) are the command's steps, as "
+          "optrace steps lists them")
+      .Needs("--nvtx");
   run.AddFlag("--torch", &options->torch,
               "also trace the command's PyTorch ops, without changing it (optrace.torch)");
   run.AddFlag("--lossless", &options->lossless,

@@ -1,7 +1,9 @@
-// `optrace run [--label L] [--level LEVEL] [--nvtx] [--torch] -- CMD ARGS...`: runs CMD
-// traced (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL, OPTRACE_NAMESPACE passed
-// through; with --nvtx, NVTX_INJECTION64_PATH set to liboptrace_nvtx.so, and
-// CUDA_INJECTION64_PATH to liboptrace_cupti.so when it is beside it; with
+// `optrace run [--label L] [--level LEVEL] [--nvtx [--step-range NAME]] [--torch] -- CMD
+// ARGS...`: runs CMD traced (OPTRACE_SESSION=L, OPTRACE_LEVEL=LEVEL,
+// OPTRACE_NAMESPACE passed through; with --nvtx, NVTX_INJECTION64_PATH set
+// to liboptrace_nvtx.so, and CUDA_INJECTION64_PATH to liboptrace_cupti.so
+// when it is beside it, and with --step-range OPTRACE_NVTX_STEP_RANGE=NAME,
+// which makes the pushed NVTX ranges of that name steps; with
 // --torch, PYTHONPATH led by the folder of optrace's sitecustomize.py, which
 // enables optrace.torch when the program imports torch), waits
 // for it, then finds its session and prints, on stderr so
@@ -37,6 +39,7 @@ struct RunOptions {
   std::string label;  // "" = leave OPTRACE_SESSION alone
   v1::Level level = v1::LEVEL_TRACE;
   bool nvtx = false;                 // trace the command's NVTX ranges (liboptrace_nvtx.so)
+  std::string step_range;            // with nvtx: the pushed ranges that are steps ("" = none)
   bool torch = false;                // trace its PyTorch ops (PYTHONPATH gets the torch hook)
   bool lossless = false;             // OPTRACE_FULL_RING=wait: full rings wait, bounded
   WindowChange window;               // --keep-last, --keep-last-bytes: the session's own window

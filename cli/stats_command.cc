@@ -135,6 +135,30 @@ std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, 
                                                     TimeInOpsText(stats, self), SourceText(stats));
 }
 
+std::string RenderThreadTable(const v1::GetStatsResponse& stats, size_t width) {
+  if (stats.threads().empty()) return "no thread ran ops that match\n";
+  Table table({{"THREAD", Align::kRight},
+               {"OPS", Align::kRight},
+               {"BUSY", Align::kRight},
+               {"WALL", Align::kRight},
+               {"BUSY%", Align::kRight}});
+  for (const v1::ThreadBusy& thread : stats.threads()) {
+    table.AddRow({std::to_string(thread.tid()), std::to_string(thread.ops()),
+                  FormatDuration(thread.busy_ns()), FormatDuration(thread.wall_ns()),
+                  FormatShare(thread.busy_share())});
+  }
+  const uint64_t threads = static_cast<uint64_t>(stats.threads_size()) + stats.threads_left_out();
+  std::string left_out;
+  if (stats.threads_left_out() > 0) {
+    left_out = fmt::format(" ({} listed)", stats.threads_size());
+  }
+  return table.Render(width, Palette(false)) +
+         fmt::format(
+             "{} threads{}; BUSY is the self time of the ops each ran, WALL its first "
+             "op's start to its last op's end; over the stored spans\n",
+             threads, left_out);
+}
+
 int RunStats(Connection& connection, const StatsOptions& options) {
   v1::GetStatsRequest request;
   request.set_session_id(options.session_id);
@@ -142,6 +166,7 @@ int RunStats(Connection& connection, const StatsOptions& options) {
   request.set_top(options.top);
   request.set_exact(options.exact);
   request.set_sort(options.sort);
+  request.set_threads(options.threads);
   *request.mutable_filter() = ToOpFilter(options.filter);
   if (options.fleet) {
     request.set_fleet(true);
@@ -154,10 +179,10 @@ int RunStats(Connection& connection, const StatsOptions& options) {
                               : ErrorFromRpc(status, connection.address(), options.session_id));
   }
   // Figures from the stored spans cover only what the window kept.
-  if (response.source() == v1::STATS_SOURCE_SPANS)
+  if (response.source() == v1::STATS_SOURCE_SPANS || options.threads)
     PrintTrimNoticeOf(connection, options.session_id);
   if (options.json) {
-    fmt::print("{}\n", ToJson(response).dump(2));
+    fmt::print("{}\n", ToJson(response, options.threads).dump(2));
     return kExitOk;
   }
   const NodeColumn nodes = !options.fleet     ? NodeColumn::kNone
@@ -165,6 +190,9 @@ int RunStats(Connection& connection, const StatsOptions& options) {
                                               : NodeColumn::kNodeCount;
   fmt::print("{}", RenderStatsTable(response, options.by, OutputWidth(STDOUT_FILENO),
                                     Palette(ColoursWanted(STDOUT_FILENO)), nodes, options.sort));
+  if (options.threads) {
+    fmt::print("\n{}", RenderThreadTable(response, OutputWidth(STDOUT_FILENO)));
+  }
   return kExitOk;
 }
 
@@ -174,6 +202,7 @@ CommandSpec DescribeStatsCommand() {
   stats.footer =
       "Examples:\n  optrace stats 12\n  optrace stats 12 --by tag --top 10\n"
       "  optrace stats 12 --by target --json\n"
+      "  optrace stats 12 --threads\n"
       "  optrace stats --fleet --by tag --name matmul --since 1h\n"
       "  optrace stats --fleet --per-node --name rms_norm";
   AddSessionOrFleetOptions(stats, &options->session_id, &options->fleet, &options->fleet_filter,
@@ -188,6 +217,11 @@ CommandSpec DescribeStatsCommand() {
       .AddFlag("--exact", &options->exact,
                "exact percentiles from a pass over the spans still stored, instead of the "
                "whole session's aggregates (percentiles within 0.8%)")
+      .Excludes("--fleet");
+  stats
+      .AddFlag("--threads", &options->threads,
+               "also each thread's busy share: the self time of the ops it ran over its wall "
+               "time, from a pass over the spans still stored")
       .Excludes("--fleet");
   AddOpFilterOptions(stats, &options->filter);
   stats.AddJsonFlag(&options->json, "the statistics");

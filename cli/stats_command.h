@@ -1,6 +1,7 @@
-// `optrace stats SESSION [--by name|tag|target] [--top N] [filters]
-// [--json]`: duration statistics per group, heaviest first, with a bar for
-// each group's share of the session's op time. With --fleet instead of
+// `optrace stats SESSION [--by name|tag|target] [--top N] [--threads]
+// [filters] [--json]`: duration statistics per group, heaviest first, with
+// a bar for each group's share of the session's op time; with --threads,
+// each thread's busy share apart. With --fleet instead of
 // SESSION (and --node, --label, --per-node): the same over every node's
 // spans in ClickHouse, with a node column.
 #ifndef OPTRACE_CLI_STATS_COMMAND_H_
@@ -31,6 +32,7 @@ struct StatsOptions {
   FleetFilterOptions fleet_filter;
   bool per_node = false;  // fleet: one row per group and node
   bool exact = false;     // a pass over the stored spans even when aggregates could answer
+  bool threads = false;   // also each thread's busy share (one session)
   v1::StatsSort sort = v1::STATS_SORT_TOTAL;
 };
 
@@ -57,6 +59,13 @@ grpc::Status FetchStats(Connection& connection, const v1::GetStatsRequest& reque
 std::string RenderStatsTable(const v1::GetStatsResponse& stats, v1::GroupBy by, size_t width,
                              const Palette& palette, NodeColumn nodes = NodeColumn::kNone,
                              v1::StatsSort sort = v1::STATS_SORT_TOTAL);
+
+// The threads of `stats` (GetStatsRequest.threads) as a table: THREAD (the
+// tid), OPS, BUSY (their self time), WALL (first op's start to last op's
+// end) and BUSY% (BUSY over WALL), busiest first; then one line saying how
+// many threads there are and what the share means. `width` as
+// Table::Render.
+std::string RenderThreadTable(const v1::GetStatsResponse& stats, size_t width);
 
 // `optrace stats`: its options, bound to StatsOptions it owns, and RunStats.
 CommandSpec DescribeStatsCommand();

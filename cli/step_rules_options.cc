@@ -44,6 +44,8 @@ std::string StepSourceText(v1::StepSource source) {
   switch (source) {
     case v1::STEP_SOURCE_EXPLICIT:
       return "explicit steps (optrace.step)";
+    case v1::STEP_SOURCE_RANGE:
+      return "ranges marked as steps (optrace run --nvtx --step-range)";
     case v1::STEP_SOURCE_PROFILER:
       return "PyTorch profiler steps (ProfilerStep#N)";
     case v1::STEP_SOURCE_OPTIMIZER:

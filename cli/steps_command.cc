@@ -87,9 +87,11 @@ CommandSpec DescribeStepsCommand() {
   steps.footer =
       "Examples:\n  optrace steps 12\n  optrace steps 12 --slow-factor 2 --window 50\n"
       "  optrace steps 12 --json\n"
-      "Steps are the session's optrace.step spans; without them, PyTorch's ProfilerStep#N\n"
-      "ranges, or else the steps of its first optimizer (Optimizer.step#...). An op is in\n"
-      "the step it began in. Explain a slow step with: optrace why SESSION STEP";
+      "Steps are the session's optrace.step spans; without them, the NVTX ranges named by\n"
+      "optrace run --nvtx --step-range, or PyTorch's ProfilerStep#N ranges, or else the steps\n"
+      "of its first optimizer (Optimizer.step#...). An op is in the step it began in.\n"
+      "Explain a slow step with: optrace why SESSION STEP\n"
+      "See one step's ops as a call tree with: optrace tree SESSION --step STEP";
   steps.Add("SESSION", &options->session_id, "the session id").Required();
   AddStepRulesOptions(steps, &options->rules);
   steps.Add("--limit", &options->limit, "list the last N steps only (0 = up to 100,000)");

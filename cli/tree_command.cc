@@ -62,6 +62,8 @@ int RunTree(Connection& connection, const TreeOptions& options) {
   }
   v1::GetTreeRequest request;
   request.set_session_id(options.session_id);
+  request.set_step(options.step);
+  request.set_has_step(options.step_given);
   request.set_by_tag(options.by_tag);
   request.set_max_depth(options.depth);
   request.set_min_share(*min_share);
@@ -85,10 +87,14 @@ CommandSpec DescribeTreeCommand() {
   CommandSpec tree("tree", "a session's ops as a call tree merged by name, with self time");
   tree.footer =
       "Examples:\n  optrace tree 12\n  optrace tree 12 --depth 3 --min-share 1%\n"
+      "  optrace tree 12 --step 57\n"
       "  optrace tree 12 --by-tag --name conv --json\n"
       "A node is the ops of one name under the same chain of parents; its SELF is its time\n"
       "less its children's on the same thread. Ops whose parent the filter leaves out are roots.";
   tree.Add("SESSION", &options->session_id, "the session id").Required();
+  tree.Add("--step", &options->step,
+           "only the ops begun in this step (its number, as optrace steps lists it)")
+      .Given(&options->step_given);
   tree.AddFlag("--by-tag", &options->by_tag, "nodes by name and tag instead of by name");
   tree.Add("--depth", &options->depth, "show this many levels (0 = all)");
   tree.Add("--min-share", &options->min_share,

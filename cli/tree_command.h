@@ -1,6 +1,7 @@
-// `optrace tree SESSION [--by-tag] [--depth K] [--min-share P] [filters]
-// [--json]`: a session's ops as a call tree merged by name, with count,
-// total, self time and share per node, like a flame graph in text.
+// `optrace tree SESSION [--step N] [--by-tag] [--depth K] [--min-share P]
+// [filters] [--json]`: a session's ops (or one step's) as a call tree
+// merged by name, with count, total, self time and share per node, like a
+// flame graph in text.
 #ifndef OPTRACE_CLI_TREE_COMMAND_H_
 #define OPTRACE_CLI_TREE_COMMAND_H_
 
@@ -17,6 +18,8 @@ namespace optrace::cli {
 
 struct TreeOptions {
   uint64_t session_id = 0;
+  uint64_t step = 0;  // with step_given: only the spans begun in this step
+  bool step_given = false;
   bool by_tag = false;
   uint32_t depth = 0;             // 0 = every level
   std::string min_share = "0.5";  // percent of the tree's total, as typed

@@ -134,6 +134,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
     res.status = answer.status;
     // set_header drops a header with CR or LF in it (no response splitting).
     for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+    if (answer.stream) {
+      res.set_chunked_content_provider(answer.content_type, [stream = std::move(answer.stream)](
+                                                                size_t, httplib::DataSink& sink) {
+        const auto write = [&sink](std::string_view bytes) {
+          return sink.write(bytes.data(), bytes.size());
+        };
+        // The library calls again while the sink is open and writable;
+        // a failed write ends the answer on its own.
+        if (!stream(write)) sink.done();
+        return true;
+      });
+      return;
+    }
     if (answer.shared_body) {
       // Written from the handler's buffer, which the provider holds until sent.
       const size_t size = answer.shared_body->size();

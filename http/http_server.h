@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,16 @@ struct HttpResponse {
   // The server holds it until the answer is sent; the handler must not
   // change it while anyone else holds it (use_count() > 1).
   std::shared_ptr<const std::string> shared_body;
+  // A body made while it is sent, instead of `body`: served with chunked
+  // transfer encoding (server-sent events, ...). The server calls it again
+  // and again on the request's thread until it returns false, or until a
+  // write fails (the client is gone, or read nothing for io_timeout) or
+  // the server stops; each call may write any number of times with
+  // `write`, which returns false once the connection is lost. A call
+  // should return within a fraction of a second: the server's destructor
+  // waits for it. The function (and what it captures) is destroyed once
+  // the answer ends, however it ends.
+  std::function<bool(const std::function<bool(std::string_view bytes)>& write)> stream;
   // More headers, sent in this order (Set-Cookie, Location,
   // Cache-Control, Content-Security-Policy, WWW-Authenticate...). A name
   // may repeat. Content-Type and Content-Length are the server's.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "instrument/loss_counter.h"
@@ -19,6 +20,7 @@
 #include "nvtx/push_stack.h"
 #include "optrace/optrace.h"
 #include "optrace/optrace.hpp"
+#include "optrace/step_range_mark.h"
 
 namespace optrace::nvtx {
 
@@ -32,6 +34,11 @@ struct TracerLimits {
 // Reads OPTRACE_NVTX_MAX_NAMES. A value that is not a positive count is
 // reported on stderr once and the default is kept.
 TracerLimits ReadTracerLimits();
+
+// The name of the pushed ranges that are the program's steps
+// (OPTRACE_NVTX_STEP_RANGE, which `optrace run --nvtx --step-range NAME`
+// sets); "" when unset or empty.
+std::string ReadStepRangeName();
 
 // The process's NVTX-to-optrace mapping. Every event is recorded at level
 // trace; when the live level is lower, an event costs one load and a
@@ -56,7 +63,10 @@ class NvtxTracer {
 
   // nvtxRangePush*: returns the range's level in `domain`, or -1 when the
   // range cannot be kept (the thread has too many open ranges, or no
-  // memory for its stack); such a range is counted, never traced.
+  // memory for its stack); such a range is counted, never traced. A traced
+  // range named as ReadStepRangeName says is marked as a step: a counter
+  // named OPTRACE_STEP_RANGE_MARK_NAME right after its LAUNCH (its parent
+  // is the range), valued 1, 2, ... in the process's order of such pushes.
   template <typename NameFn>
   int Push(Domain& domain, NameFn&& names_of) noexcept;
   // nvtxRangePop: ends the innermost open range of `domain` on this
@@ -91,8 +101,12 @@ class NvtxTracer {
   nvtxStringHandle_t RegisterString(NameFn&& name_of) noexcept;
 
  private:
-  explicit NvtxTracer(const TracerLimits& limits);
+  NvtxTracer(const TracerLimits& limits, const std::string& step_range);
   static NvtxTracer& Create();
+  // The name id of `step_range`'s ranges; 0 for none (or past the cap).
+  uint32_t StepRangeId(const std::string& step_range);
+  // Marks the range just begun on this thread as a step (Push's slow part).
+  void MarkStep() noexcept;
   // Ends the traced pushed range `closed` (Pop's slow part).
   void EndPushed(const PushedRange& closed) noexcept;
 
@@ -121,6 +135,10 @@ class NvtxTracer {
   DomainRegistry domains_;
   EventNamer namer_;
   AsyncRanges async_ranges_;
+  // The name id of the step ranges (0: none), and of their mark.
+  const uint32_t step_range_id_;
+  const uint32_t step_mark_id_;
+  std::atomic<int64_t> steps_marked_{0};
 };
 
 template <typename NameFn>
@@ -145,6 +163,8 @@ int NvtxTracer::Push(Domain& domain, NameFn&& names_of) noexcept {
     const EventNames names = NamesOf(names_of);
     const optrace_op_desc desc = DescOf(names.name_id, names.tag_id);
     range = {optrace_op_begin(&desc, OPTRACE_OP_SCOPED), names.name_id, names.tag_id, &domain, 0};
+    if (names.name_id == step_range_id_ && range.op_id != 0) [[unlikely]]
+      MarkStep();
   }
   return stack->Push(range);
 }

@@ -1,64 +1,19 @@
 #include "ui/ui_api.h"
 
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <variant>
 
 #include "json_convert.h"
 #include "proto_names.h"
-#include "rpc_error.h"
 #include "ui/timeline_json.h"
+#include "ui/ui_endpoint.h"
 
 namespace optrace::cli {
 namespace {
 
 using http::HttpRequest;
 using http::HttpResponse;
-
-HttpResponse JsonResponse(const nlohmann::json& body) {
-  HttpResponse response;
-  response.content_type = "application/json";
-  response.body = body.dump();
-  return response;
-}
-
-// The answer of a failed call about `session_id` (when it was about one).
-HttpResponse RpcErrorResponse(const grpc::Status& status, const Connection& connection,
-                              std::optional<uint64_t> session_id) {
-  return JsonErrorResponse(HttpStatusOfRpc(status.error_code()),
-                           ErrorFromRpc(status, connection.address(), session_id).message);
-}
-
-// A query parameter parsed by `parse`, `fallback` when absent; a 400
-// response naming it and `words` when it is there but not one of them.
-template <typename T>
-std::variant<T, HttpResponse> QueryWord(const HttpRequest& request, const std::string& name,
-                                        std::optional<T> (*parse)(std::string_view), T fallback,
-                                        const std::string& words) {
-  const auto found = request.query.find(name);
-  if (found == request.query.end()) return fallback;
-  if (std::optional<T> value = parse(found->second)) return *value;
-  return JsonErrorResponse(400, name + "=" + found->second + " is not one of: " + words);
-}
-
-std::optional<bool> ParseBoolWord(std::string_view text) {
-  if (text == "1" || text == "true") return true;
-  if (text == "0" || text == "false") return false;
-  return std::nullopt;
-}
-
-// `text` as a whole number of type T, all of it (a sign only for a signed
-// T), in T's range; nullopt otherwise.
-template <typename T>
-std::optional<T> ParseWhole(std::string_view text) {
-  T value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
 
 // Makes the unary call `call` with `request` and answers its response as
 // JSON, or its error (about `session_id`, when the call is about one).
@@ -132,30 +87,6 @@ HttpResponse GetTimeline(Connection& connection, const HttpRequest& request, uin
 }
 
 }  // namespace
-
-HttpResponse JsonErrorResponse(int status, std::string_view message) {
-  HttpResponse response = JsonResponse({{"status", status}, {"message", message}});
-  response.status = status;
-  return response;
-}
-
-int HttpStatusOfRpc(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return 400;
-    case grpc::StatusCode::PERMISSION_DENIED:
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return 403;
-    case grpc::StatusCode::NOT_FOUND:
-      return 404;
-    case grpc::StatusCode::UNAVAILABLE:
-      return 503;
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return 504;
-    default:
-      return 502;
-  }
-}
 
 void AddUiApiRoutes(UiRouter& router, Connection& connection) {
   Connection* daemon = &connection;

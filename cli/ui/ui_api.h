@@ -25,6 +25,7 @@
 
 #include "connection.h"
 #include "http/http_server.h"
+#include "ui/ui_endpoint.h"  // JsonErrorResponse, HttpStatusOfRpc
 #include "ui/ui_router.h"
 
 namespace optrace::cli {
@@ -33,12 +34,6 @@ namespace optrace::cli {
 // router; its stub is used from the server's threads at once (gRPC stubs
 // are thread-safe).
 void AddUiApiRoutes(UiRouter& router, Connection& connection);
-
-// {"status": status, "message": message} with that HTTP status.
-http::HttpResponse JsonErrorResponse(int status, std::string_view message);
-
-// The HTTP status for a failed call's gRPC code (see above).
-int HttpStatusOfRpc(grpc::StatusCode code);
 
 }  // namespace optrace::cli
 

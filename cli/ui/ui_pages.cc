@@ -8,7 +8,7 @@ namespace optrace::cli {
 namespace {
 
 // The pages' paths; app.js has the same list of views.
-constexpr const char* kPagePatterns[] = {"/", "/session/{id}"};
+constexpr const char* kPagePatterns[] = {"/", "/session/{id}", "/live", "/diff/{id}/{id}"};
 
 http::HttpResponse AssetResponse(const EmbeddedFile& file) {
   http::HttpResponse response;

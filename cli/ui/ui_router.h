@@ -2,7 +2,7 @@
 // pattern and a handler. A pattern is literal segments and `{id}`
 // segments, each matching a decimal session id (1 to 20 digits that fit
 // 64 bits): "/api/sessions/{id}/stats". Pages, assets and the JSON API
-// are all routes; a later page (timeline, diff, live tail) is one more.
+// are all routes; a new page is one more.
 #ifndef OPTRACE_CLI_UI_UI_ROUTER_H_
 #define OPTRACE_CLI_UI_UI_ROUTER_H_
 

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "ui/ui_api.h"
+#include "ui/ui_diff.h"
+#include "ui/ui_live.h"
 #include "ui/ui_pages.h"
 #include "ui/ui_token.h"
 
@@ -32,6 +34,8 @@ UiHandler::UiHandler(UiAccess access, Connection& connection)
     : access_(std::move(access)), router_(RouteError) {
   AddUiPageRoutes(router_);
   AddUiApiRoutes(router_, connection);
+  AddUiLiveRoutes(router_, connection);
+  AddUiDiffRoutes(router_, connection);
 }
 
 http::HttpResponse UiHandler::Handle(const http::HttpRequest& request) const {

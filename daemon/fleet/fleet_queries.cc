@@ -120,6 +120,10 @@ Result<std::string> FleetQueries::Run(const std::string& sql) const {
 Status FleetQueries::GetStats(const v1::GetStatsRequest& request,
                               v1::GetStatsResponse* response) const {
   if (request.session_id() != 0) return NoSessionWithFleet("session_id");
+  if (request.threads()) {
+    return Status::InvalidArgument(
+        "threads is for one session only: the fleet's rows carry no self time");
+  }
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
   if (Status sort = CheckStatsSort(request.sort()); !sort.ok()) return sort;

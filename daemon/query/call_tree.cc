@@ -9,6 +9,7 @@
 
 #include "model/hash_mix.h"
 #include "query/duration_math.h"
+#include "query/session_steps.h"
 #include "query/span_filter.h"
 #include "storage/op_aggregate.h"
 #include "wire/string_cache.h"
@@ -54,9 +55,9 @@ struct NodeKeyHash {
   }
 };
 
-// The spans of the request, or an error.
+// The spans of the request that began in `range`, or an error.
 Result<std::vector<TreeSpan>> ReadTreeSpans(SpanReader& reader, const v1::GetTreeRequest& request,
-                                            SpanFilter& filter) {
+                                            SpanFilter& filter, const StepStartRange& range) {
   std::vector<TreeSpan> spans;
   bool too_many = false;
   const span_page::ColumnSet columns =
@@ -64,7 +65,7 @@ Result<std::vector<TreeSpan>> ReadTreeSpans(SpanReader& reader, const v1::GetTre
       span_page::kDurationNs | span_page::kChildrenNs | filter.Columns() |
       (request.by_tag() ? span_page::ColumnSet{span_page::kTag} : span_page::ColumnSet{0});
   Status scanned = reader.ForEachSpanPage(
-      request.session_id(), filter.min_start_ns(), filter.max_start_ns(),
+      request.session_id(), range.min_start_ns, range.max_start_ns,
       [&](std::span<const Span> page) {
         for (const Span& span : page) {
           if (span.status != SpanStatus::kOk || !filter.Matches(span)) continue;
@@ -157,7 +158,17 @@ Status GetTree(SpanReader& reader, const v1::GetTreeRequest& request,
   if (!filter.ok()) return filter.status();
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
-  Result<std::vector<TreeSpan>> spans = ReadTreeSpans(reader, request, filter.value());
+  StepStartRange range{filter->min_start_ns(), filter->max_start_ns()};
+  if (request.has_step()) {
+    Result<StepStartRange> step =
+        FindStepStartRange(reader, request.session_id(), request.step(), strings);
+    if (!step.ok()) return step.status();
+    range.min_start_ns = std::max(range.min_start_ns, step->min_start_ns);
+    range.max_start_ns = std::min(range.max_start_ns, step->max_start_ns);
+  }
+  response->Clear();
+  if (range.max_start_ns < range.min_start_ns) return Status::Ok();  // no span can pass
+  Result<std::vector<TreeSpan>> spans = ReadTreeSpans(reader, request, filter.value(), range);
   if (!spans.ok()) return spans.status();
   std::vector<Node> nodes = BuildNodes(spans.value());
   const std::vector<uint64_t> subtree = SubtreeSizes(nodes);
@@ -178,7 +189,6 @@ Status GetTree(SpanReader& reader, const v1::GetTreeRequest& request,
     return strings.Get(x.tag) < strings.Get(y.tag);
   };
 
-  response->Clear();
   response->set_total_ns(total);
   response->set_spans(spans->size());
   uint64_t left_out = 0;

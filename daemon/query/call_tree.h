@@ -19,7 +19,8 @@ inline constexpr size_t kMaxTreeSpans = 4'000'000;
 inline constexpr size_t kMaxTreeNodes = 20'000;
 
 // Fills `response` with the call tree of `request.session_id()`'s stored
-// OK spans that pass `request.filter()`. A span's node is its parent's
+// OK spans that pass `request.filter()` (and with has_step began in step
+// `request.step()`: FindStepStartRange). A span's node is its parent's
 // node's child of the span's name (and tag with by_tag); a span is a root
 // when its parent is not among those spans, or when the parent's op id is
 // not below its own (op ids increase on each thread and a parent begins
@@ -31,8 +32,9 @@ inline constexpr size_t kMaxTreeNodes = 20'000;
 // the nodes after it in depth-first order); each is counted in
 // nodes_left_out.
 // Errors: kInvalidArgument for a filter that does not compile or that asks
-// for a status other than OK; kResourceExhausted beyond kMaxTreeSpans
-// spans; the reader's. Thread rules: `reader` is used on the calling
+// for a status other than OK; kNotFound for a step the session does not
+// have; kResourceExhausted beyond kMaxTreeSpans spans (or, with a step,
+// kMaxStepSpans); the reader's. Thread rules: `reader` is used on the calling
 // thread only.
 Status GetTree(SpanReader& reader, const v1::GetTreeRequest& request,
                v1::GetTreeResponse* response);

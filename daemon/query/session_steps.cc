@@ -58,31 +58,59 @@ uint32_t StepOf(const std::vector<StepInterval>& steps, int64_t start_ns, uint32
   return start_ns < steps[latest].end_ns ? hint : kNoStep;
 }
 
-// Two passes over a session's stored OK spans: the first finds the spans
-// that mark steps, the second sums each step's ops once the steps are
-// known. Nothing is kept per span: memory grows with the steps and the
-// ops in each.
+// The counter samples under spans that number steps: a ProfilerStep#
+// range's, and a marked range's (kStepRangeMarkName), the first of each
+// span. Each counter name's text is read once.
+Result<StepNumbers> ReadStepNumbers(SpanReader& reader, SessionId session, StringCache& strings) {
+  enum class CounterKind : uint8_t { kOther, kProfiler, kRangeMark };
+  FlatIdMap<CounterKind> kinds;  // counter name -> what it numbers
+  StepNumbers numbers;
+  Status read = reader.ForEachInstant(session, [&](const Instant& instant) {
+    if (instant.kind != static_cast<uint8_t>(abi::EventKind::kCounter) ||
+        instant.parent_op_id == 0) {
+      return true;
+    }
+    const CounterKind* known = kinds.Find(instant.name);
+    if (known == nullptr) {
+      const std::string& text = strings.Get(instant.name);
+      known = &kinds.Insert(instant.name, text == kProfilerStepName    ? CounterKind::kProfiler
+                                          : text == kStepRangeMarkName ? CounterKind::kRangeMark
+                                                                       : CounterKind::kOther);
+    }
+    if (*known == CounterKind::kProfiler) {
+      numbers.profiler.try_emplace(instant.parent_op_id, instant.value);
+    } else if (*known == CounterKind::kRangeMark) {
+      numbers.ranges.try_emplace(instant.parent_op_id, instant.value);
+    }
+    return true;
+  });
+  if (!read.ok()) return read;
+  return numbers;
+}
+
+// Two passes over a session's stored OK spans (after its counters): the
+// first finds the spans that mark steps, the second sums each step's ops
+// once the steps are known. Nothing is kept per span: memory grows with
+// the steps and the ops in each. Borrows `strings`, which must outlive it.
+// REQUIRES (each pass): the caller holds a snapshot of the reader.
 class StepSpanPasses {
  public:
   explicit StepSpanPasses(StringCache& strings) : strings_(strings) {}
 
-  // The first pass; false when there are more than kMaxStepSpans spans.
-  Result<bool> ReadMarkers(SpanReader& reader, SessionId session) {
-    uint64_t spans = 0;
-    Status scanned = ForEachOkSpan(
-        reader, session,
-        span_page::kOpId | span_page::kName | span_page::kStartNs | span_page::kDurationNs,
-        [&](const Span& span) {
-          if (++spans > kMaxStepSpans) return false;
-          first_op_start_ns_ = std::min(first_op_start_ns_, span.start_ns);
-          const StepMarkerKind kind = KindOf(span.name);
-          if (kind == StepMarkerKind::kNone) return true;
-          markers_.push_back({span.op_id, span.start_ns, span.duration_ns, span.name, kind});
-          if (kind == StepMarkerKind::kProfiler) profiler_name_ = span.name;
-          return true;
-        });
-    if (!scanned.ok()) return scanned;
-    return spans <= kMaxStepSpans;
+  // The session's steps: its step counters (ReadStepNumbers), then the
+  // first pass and DetectSteps.
+  Result<DetectedSteps> FindSteps(SpanReader& reader, SessionId session) {
+    Result<StepNumbers> numbers = ReadStepNumbers(reader, session, strings_);
+    if (!numbers.ok()) return numbers.status();
+    numbers_ = std::move(numbers.value());
+    Result<bool> complete = ReadMarkers(reader, session);
+    if (!complete.ok()) return complete.status();
+    if (!complete.value()) {
+      return Status::ResourceExhausted("session " + std::to_string(session) + " has more than " +
+                                       std::to_string(kMaxStepSpans) +
+                                       " spans, more than one steps query reads");
+    }
+    return DetectSteps(std::move(markers_), first_op_start_ns_, numbers_);
   }
 
   // The second pass: each OK span that began in a step of `steps` is one of
@@ -96,10 +124,10 @@ class StepSpanPasses {
     uint32_t hint = kNoStep;
     Status scanned =
         ForEachOkSpan(reader, session,
-                      span_page::kName | span_page::kTag | span_page::kStartNs |
+                      span_page::kOpId | span_page::kName | span_page::kTag | span_page::kStartNs |
                           span_page::kDurationNs | span_page::kChildrenNs,
                       [&](const Span& span) {
-                        const StepMarkerKind kind = KindOf(span.name);
+                        const StepMarkerKind kind = KindOf(span);
                         if (kind != StepMarkerKind::kNone && kind != StepMarkerKind::kOptimizer)
                           return true;
                         const uint32_t step = StepOf(intervals, span.start_ns, hint);
@@ -124,12 +152,25 @@ class StepSpanPasses {
     return Status::Ok();
   }
 
-  std::vector<StepMarker>& markers() { return markers_; }
-  int64_t first_op_start_ns() const { return first_op_start_ns_; }
-  // The name id of ProfilerStep# ranges; 0 when the session has none.
-  StringId profiler_name() const { return profiler_name_; }
-
  private:
+  // The first pass; false when there are more than kMaxStepSpans spans.
+  Result<bool> ReadMarkers(SpanReader& reader, SessionId session) {
+    uint64_t spans = 0;
+    Status scanned = ForEachOkSpan(
+        reader, session,
+        span_page::kOpId | span_page::kName | span_page::kStartNs | span_page::kDurationNs,
+        [&](const Span& span) {
+          if (++spans > kMaxStepSpans) return false;
+          first_op_start_ns_ = std::min(first_op_start_ns_, span.start_ns);
+          const StepMarkerKind kind = KindOf(span);
+          if (kind == StepMarkerKind::kNone) return true;
+          markers_.push_back({span.op_id, span.start_ns, span.duration_ns, span.name, kind});
+          return true;
+        });
+    if (!scanned.ok()) return scanned;
+    return spans <= kMaxStepSpans;
+  }
+
   // Where an op (name and tag) was last summed: the step and its slot there.
   struct OpEntry {
     uint32_t step = kNoStep;
@@ -172,34 +213,27 @@ class StepSpanPasses {
     return entries_.Insert(key, OpEntry{});
   }
 
-  StepMarkerKind KindOf(StringId name) {
-    if (const StepMarkerKind* kind = kinds_.Find(name)) return *kind;
-    return kinds_.Insert(name, StepMarkerKindOf(strings_.Get(name)));
+  // The kind of `span` (kOpId and kName read): by its name, else a marked
+  // range by its op id.
+  StepMarkerKind KindOf(const Span& span) {
+    const StepMarkerKind* by_name = kinds_.Find(span.name);
+    const StepMarkerKind kind =
+        by_name != nullptr ? *by_name
+                           : kinds_.Insert(span.name, StepMarkerKindOf(strings_.Get(span.name)));
+    if (kind == StepMarkerKind::kNone && !numbers_.ranges.empty() &&
+        numbers_.ranges.contains(span.op_id)) {
+      return StepMarkerKind::kMarkedRange;
+    }
+    return kind;
   }
 
   StringCache& strings_;
+  StepNumbers numbers_;
   FlatIdMap<StepMarkerKind> kinds_;  // name -> its kind
   FlatIdMap<OpEntry> entries_;       // name << 32 | tag -> where it was last summed
   std::vector<StepMarker> markers_;
   int64_t first_op_start_ns_ = std::numeric_limits<int64_t>::max();
-  StringId profiler_name_ = 0;
 };
-
-// Each ProfilerStep range's number: the counter sample it holds.
-Result<std::unordered_map<uint64_t, int64_t>> ProfilerNumbers(SpanReader& reader, SessionId session,
-                                                              StringId profiler_name) {
-  std::unordered_map<uint64_t, int64_t> numbers;
-  if (profiler_name == 0) return numbers;
-  Status read = reader.ForEachInstant(session, [&](const Instant& instant) {
-    if (instant.kind == static_cast<uint8_t>(abi::EventKind::kCounter) &&
-        instant.name == profiler_name && instant.parent_op_id != 0) {
-      numbers.try_emplace(instant.parent_op_id, instant.value);
-    }
-    return true;
-  });
-  if (!read.ok()) return read;
-  return numbers;
-}
 
 Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
                                       const v1::StepRules& rules, StringCache& strings) {
@@ -207,19 +241,10 @@ Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
   if (!snapshot.ok()) return snapshot.status();
   const SpanReader::ScratchScope scratch(reader);  // one set of page buffers for every pass
   StepSpanPasses passes(strings);
-  Result<bool> complete = passes.ReadMarkers(reader, session);
-  if (!complete.ok()) return complete.status();
-  if (!complete.value()) {
-    return Status::ResourceExhausted("session " + std::to_string(session) + " has more than " +
-                                     std::to_string(kMaxStepSpans) +
-                                     " spans, more than one steps query reads");
-  }
-  Result<std::unordered_map<uint64_t, int64_t>> numbers =
-      ProfilerNumbers(reader, session, passes.profiler_name());
-  if (!numbers.ok()) return numbers.status();
+  Result<DetectedSteps> detected = passes.FindSteps(reader, session);
+  if (!detected.ok()) return detected.status();
   SessionSteps steps;
-  steps.detected =
-      DetectSteps(std::move(passes.markers()), passes.first_op_start_ns(), numbers.value());
+  steps.detected = std::move(detected.value());
   if (Status read = passes.ReadStepOps(reader, session, steps); !read.ok()) return read;
   std::vector<uint64_t> durations;
   durations.reserve(steps.detected.steps.size());
@@ -236,16 +261,23 @@ const OpSelfTime* TopOp(const std::vector<OpSelfTime>& ops) {
   return top == ops.end() ? nullptr : &*top;
 }
 
-// The index of step `number`, or kNotFound naming the session's steps.
-Result<size_t> IndexOfStep(const SessionSteps& steps, uint64_t number, SessionId session) {
-  const std::vector<StepInterval>& intervals = steps.detected.steps;
-  for (size_t i = 0; i < intervals.size(); ++i) {
-    if (intervals[i].number == number) return i;
+// The index of step `number` of `steps`, or kNotFound naming the
+// session's steps (or saying how to record some when it has none).
+Result<size_t> IndexOfStep(const std::vector<StepInterval>& steps, uint64_t number,
+                           SessionId session) {
+  if (steps.empty()) {
+    return Status::NotFound(
+        "session " + std::to_string(session) +
+        " has no steps: record them with optrace.step() (or optrace_step_begin, optrace::Step), "
+        "or run a PyTorch optimizer under optrace run --torch");
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].number == number) return i;
   }
   return Status::NotFound("session " + std::to_string(session) + " has no step " +
                           std::to_string(number) + " (its steps are numbered " +
-                          std::to_string(intervals.front().number) + " to " +
-                          std::to_string(intervals.back().number) + ")");
+                          std::to_string(steps.front().number) + " to " +
+                          std::to_string(steps.back().number) + ")");
 }
 
 // The up to kBaselineNeighbours steps nearest `target` that are neither
@@ -300,6 +332,24 @@ void FillExplanation(const SessionSteps& steps, size_t target, const std::vector
 }
 
 }  // namespace
+
+Result<StepStartRange> FindStepStartRange(SpanReader& reader, SessionId session, uint64_t number,
+                                          StringCache& strings) {
+  const SpanReader::ScratchScope scratch(reader);
+  StepSpanPasses passes(strings);
+  Result<DetectedSteps> detected = passes.FindSteps(reader, session);
+  if (!detected.ok()) return detected.status();
+  const std::vector<StepInterval>& steps = detected->steps;
+  Result<size_t> index = IndexOfStep(steps, number, session);
+  if (!index.ok()) return index.status();
+  if (!strings.status().ok()) return strings.status();
+  const size_t i = index.value();
+  int64_t end = steps[i].end_ns;
+  if (i + 1 < steps.size()) end = std::min(end, steps[i + 1].start_ns);
+  // `end` is exclusive; a step that holds no time holds no span.
+  return StepStartRange{steps[i].start_ns,
+                        end == std::numeric_limits<int64_t>::min() ? end : end - 1};
+}
 
 Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
                 v1::GetStepsResponse* response) {
@@ -358,17 +408,11 @@ Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
   const SessionId session = request.session_id();
   Result<SessionSteps> steps = ReadSessionSteps(reader, session, rules.value(), strings);
   if (!steps.ok()) return steps.status();
-  if (steps->detected.steps.empty()) {
-    return Status::NotFound(
-        "session " + std::to_string(session) +
-        " has no steps: record them with optrace.step() (or optrace_step_begin, optrace::Step), "
-        "or run a PyTorch optimizer under optrace run --torch");
-  }
-  Result<size_t> target = IndexOfStep(steps.value(), request.step(), session);
+  Result<size_t> target = IndexOfStep(steps->detected.steps, request.step(), session);
   if (!target.ok()) return target.status();
   std::vector<size_t> baseline;
   if (request.has_baseline_step()) {
-    Result<size_t> chosen = IndexOfStep(steps.value(), request.baseline_step(), session);
+    Result<size_t> chosen = IndexOfStep(steps->detected.steps, request.baseline_step(), session);
     if (!chosen.ok()) return chosen.status();
     if (chosen.value() == target.value()) {
       return Status::InvalidArgument("baseline_step " + std::to_string(request.baseline_step()) +

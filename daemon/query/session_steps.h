@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "optrace/v1/optrace.pb.h"
 #include "storage/span_reader.h"
+#include "wire/string_cache.h"
 
 namespace optrace::daemon {
 
@@ -40,6 +41,24 @@ Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
 // of that number or no step to compare with; GetSteps's.
 Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
                    v1::ExplainStepResponse* response);
+
+// The start times, inclusive, of the spans that began in one step; none
+// when max_start_ns < min_start_ns.
+struct StepStartRange {
+  int64_t min_start_ns = 0;
+  int64_t max_start_ns = -1;
+};
+
+// Where the spans of step `number` of `session` began (GetSteps's numbers):
+// from the step's start to just before its end or the next step's start,
+// whichever comes first, as GetSteps counts a step's ops (the step's own
+// span begins there too). REQUIRES: the caller holds a snapshot of
+// `reader` (SpanReader::Snapshot); `strings` reads through it. Errors:
+// kNotFound when the session has no steps or no step of that number;
+// kResourceExhausted beyond kMaxStepSpans spans; the reader's. Thread
+// rules: `reader` and `strings` are used on the calling thread only.
+Result<StepStartRange> FindStepStartRange(SpanReader& reader, SessionId session, uint64_t number,
+                                          StringCache& strings);
 
 }  // namespace optrace::daemon
 

@@ -22,6 +22,7 @@
 #include "query/stats_groups.h"
 #include "query/stats_pass.h"
 #include "query/stats_rows.h"
+#include "query/thread_busy.h"
 #include "storage/op_aggregate.h"
 #include "wire/proto_convert.h"
 #include "wire/string_cache.h"
@@ -293,6 +294,13 @@ Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request, const Qu
       response->set_percentile_relative_error(DurationSketch::kRelativeError);
       response->set_percentile_spans(ok_spans);
     }
+  }
+  if (request.threads()) {
+    Result<SpanFilter> filter = SpanFilter::Compile(request.filter(), "filter", strings);
+    if (!filter.ok()) return filter.status();
+    Status busy = FillThreadBusy(reader, request.session_id(), filter.value(), response);
+    if (!busy.ok()) return busy;
+    if (!strings.status().ok()) return strings.status();
   }
   return Status::Ok();
 }

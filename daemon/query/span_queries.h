@@ -71,10 +71,12 @@ Result<QueryPage> QueryOps(SpanReader& reader, const v1::QueryOpsRequest& reques
 // the filter's time range, 8 bytes of memory per OK span for exact
 // percentiles up to limits.max_exact_durations, then sketches (within
 // DurationSketch::kRelativeError). response->source and the fields after
-// it say which.
+// it say which. With `threads`, each thread's busy share from one more pass
+// over the spans that pass the filter (FillThreadBusy).
 // Errors (kInvalidArgument): an unknown GroupBy; a bad filter.
 // (kResourceExhausted, naming max_query_groups): more than
-// limits.max_groups groups, stored or met in the pass (which then stops).
+// limits.max_groups groups, stored or met in the pass (which then stops);
+// FillThreadBusy's.
 Status GetStats(SpanReader& reader, const v1::GetStatsRequest& request, const QueryLimits& limits,
                 v1::GetStatsResponse* response);
 

@@ -61,15 +61,18 @@ StepMarkerKind StepMarkerKindOf(std::string_view name) {
 }
 
 DetectedSteps DetectSteps(std::vector<StepMarker> markers, int64_t first_op_start_ns,
-                          const std::unordered_map<uint64_t, int64_t>& profiler_numbers) {
+                          const StepNumbers& numbers) {
   DetectedSteps detected;
   if (std::vector<StepMarker> ranges = MarkersOf(markers, StepMarkerKind::kExplicit);
       !ranges.empty()) {
     detected.source = v1::STEP_SOURCE_EXPLICIT;
     detected.steps = StepsOfRanges(ranges, nullptr);
+  } else if (ranges = MarkersOf(markers, StepMarkerKind::kMarkedRange); !ranges.empty()) {
+    detected.source = v1::STEP_SOURCE_RANGE;
+    detected.steps = StepsOfRanges(ranges, &numbers.ranges);
   } else if (ranges = MarkersOf(markers, StepMarkerKind::kProfiler); !ranges.empty()) {
     detected.source = v1::STEP_SOURCE_PROFILER;
-    detected.steps = StepsOfRanges(ranges, &profiler_numbers);
+    detected.steps = StepsOfRanges(ranges, &numbers.profiler);
   } else if (ranges = MarkersOf(markers, StepMarkerKind::kOptimizer); !ranges.empty()) {
     detected.source = v1::STEP_SOURCE_OPTIMIZER;
     detected.steps = StepsBetweenOptimizerSteps(std::move(ranges), first_op_start_ns);

@@ -1,5 +1,6 @@
-// Where a session's steps are: explicit optrace.step spans, else PyTorch's
-// ProfilerStep#N ranges, else the ends of its first optimizer's
+// Where a session's steps are: explicit optrace.step spans, else ranges
+// marked as steps (a counter named optrace.step_range under each), else
+// PyTorch's ProfilerStep#N ranges, else the ends of its first optimizer's
 // Optimizer.step# ranges.
 #ifndef OPTRACE_DAEMON_QUERY_STEP_DETECTION_H_
 #define OPTRACE_DAEMON_QUERY_STEP_DETECTION_H_
@@ -11,6 +12,7 @@
 
 #include "model/span.h"
 #include "optrace/optrace.h"
+#include "optrace/step_range_mark.h"
 #include "optrace/v1/optrace.pb.h"
 
 namespace optrace::daemon {
@@ -21,14 +23,27 @@ inline constexpr std::string_view kExplicitStepName = OPTRACE_STEP_NAME;
 // PyTorch's profiler step range, as liboptrace_torch names it (the number
 // is a counter sample of the range).
 inline constexpr std::string_view kProfilerStepName = "ProfilerStep#";
+// The counter whose parent is a range marked as a step (liboptrace_nvtx.so
+// under --step-range); its value is the step's number.
+inline constexpr std::string_view kStepRangeMarkName = OPTRACE_STEP_RANGE_MARK_NAME;
 // The prefix of PyTorch's optimizer step ranges ("Optimizer.step#SGD.step").
 inline constexpr std::string_view kOptimizerStepPrefix = "Optimizer.step#";
 
 // What a span's name makes it to step detection.
-enum class StepMarkerKind : uint8_t { kNone, kExplicit, kProfiler, kOptimizer };
+// (kMarkedRange: a span under a kStepRangeMarkName counter, whatever its
+// name.)
+enum class StepMarkerKind : uint8_t { kNone, kExplicit, kMarkedRange, kProfiler, kOptimizer };
 
-// The kind of a span named `name`. Thread rules: pure.
+// The kind of a span named `name`, by its name alone (never
+// kMarkedRange). Thread rules: pure.
 StepMarkerKind StepMarkerKindOf(std::string_view name);
+
+// The numbers that counters give steps: a span's op id -> the value of the
+// counter under it.
+struct StepNumbers {
+  std::unordered_map<uint64_t, int64_t> profiler;  // ProfilerStep# counters
+  std::unordered_map<uint64_t, int64_t> ranges;    // kStepRangeMarkName counters
+};
 
 // One OK span that marks steps.
 struct StepMarker {
@@ -54,16 +69,16 @@ struct DetectedSteps {
 };
 
 // The steps that `markers` (any order) make. Explicit markers win, then
-// profiler ones, then optimizer ones; other kinds are ignored. Explicit
-// steps are numbered from 1 by start; profiler steps by
-// `profiler_numbers` (a marker's op id -> its ProfilerStep number), from 1
-// where a marker has none; with optimizer ranges, only those named as the
+// marked ranges, then profiler ones, then optimizer ones; other kinds are
+// ignored. Explicit steps are numbered from 1 by start; marked ranges and
+// profiler steps by their counters in `numbers` (from 1 where a marker
+// has none); with optimizer ranges, only those named as the
 // earliest one is (the first optimizer: a second optimizer or gradient
 // accumulation does not split steps), the first step opens at
 // `first_op_start_ns` and each range's end closes a step and opens the
 // next. Thread rules: pure.
 DetectedSteps DetectSteps(std::vector<StepMarker> markers, int64_t first_op_start_ns,
-                          const std::unordered_map<uint64_t, int64_t>& profiler_numbers);
+                          const StepNumbers& numbers);
 
 }  // namespace optrace::daemon
 

@@ -255,7 +255,8 @@ class Client:
             request.cursor = cursor
 
     def stats(self, session_id, by="name", top=0, *, name=None, tag=None, target=None,
-              device=None, min_duration=None, status=None, exact=False, sort="total"):
+              device=None, min_duration=None, status=None, exact=False, sort="total",
+              threads=False):
         """Duration statistics of a session's spans grouped `by` "name", "tag"
         or "target" (target:ordinal): GetStatsResponse with .rows (OpStats:
         name = the group key, count, ok_count, total_ns, self_ns, mean_ns,
@@ -269,18 +270,23 @@ class Client:
         (.source == "aggregates", percentiles within
         .percentile_relative_error); otherwise, or with `exact=True`, from
         its stored spans (.source == "spans", exact percentiles), with a
-        TrimmedSessionWarning when older spans were trimmed."""
+        TrimmedSessionWarning when older spans were trimmed.
+        With threads=True, also .threads (ThreadBusy: tid, ops, busy_ns,
+        first_start_unix_ns, last_end_unix_ns, wall_ns, busy_share; the
+        busiest first) and .threads_left_out, from the stored spans: each
+        thread's self time in ops over its wall time, its first op's start
+        to its last op's end."""
         request = pb.GetStatsRequest(
             session_id=session_id, by=value_of(_ENUMS["GroupBy"], by, "by"), top=top,
             filter=_op_filter(name, tag, target, device, min_duration, status), exact=exact,
-            sort=value_of(_ENUMS["StatsSort"], sort, "sort"))
+            sort=value_of(_ENUMS["StatsSort"], sort, "sort"), threads=threads)
         stats = to_python(self._unary(self._stub.GetStats, request))
-        if stats.source == "spans":
+        if stats.source == "spans" or threads:
             warn_if_trimmed(self.session(session_id).session, stacklevel=2)
         return stats
 
-    def tree(self, session_id, *, by_tag=False, depth=0, min_share=0.0, name=None, tag=None,
-             target=None, device=None, min_duration=None):
+    def tree(self, session_id, *, step=None, by_tag=False, depth=0, min_share=0.0, name=None,
+             tag=None, target=None, device=None, min_duration=None):
         """The session's stored ops as a call tree merged by name (and tag
         with by_tag): GetTreeResponse with .nodes (TreeNode: depth, name,
         tag, count, total_ns, self_ns, share, self_share; depth first, the
@@ -288,10 +294,13 @@ class Client:
         nested ops counted once), .spans and .nodes_left_out. `depth` > 0
         keeps that many levels; nodes below `min_share` (a fraction) of
         .total_ns are left out. The filters are ops()'s; an op whose parent
-        they leave out is a root. TrimmedSessionWarning when older spans
-        were trimmed."""
+        they leave out is a root. With `step` (a number as steps() lists
+        it), only the spans that began in that step: its ops and its own
+        span (NotFoundError when the session has no such step).
+        TrimmedSessionWarning when older spans were trimmed."""
         request = pb.GetTreeRequest(
-            session_id=session_id, by_tag=by_tag, max_depth=depth, min_share=min_share,
+            session_id=session_id, step=step or 0, has_step=step is not None, by_tag=by_tag,
+            max_depth=depth, min_share=min_share,
             filter=_op_filter(name, tag, target, device, min_duration, None))
         tree = to_python(self._unary(self._stub.GetTree, request))
         warn_if_trimmed(self.session(session_id).session, stacklevel=2)
@@ -320,7 +329,8 @@ class Client:
         duration_ns, ops, top_op, top_op_tag, top_op_self_ns, slow, warmup,
         baseline_ns; by start, the last `limit`), .steps_total, .slow_steps,
         .p50_ns/.p95_ns/.p99_ns (warm-up left out), .source ("explicit",
-        "profiler", "optimizer", or None when none were found) and .rules.
+        "range", "profiler", "optimizer", or None when none were found) and
+        .rules.
         A step is slow past `slow_factor` (default 1.5) times the median of
         the `window` (default 20) steps before it; the first `warmup`
         (default 3; 0 for none) are warm-up. TrimmedSessionWarning when

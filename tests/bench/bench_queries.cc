@@ -12,6 +12,8 @@
 //   BM_QueryOps/rare_name    the first 1000 spans of a name 1 span in 1000
 //                            has (the scan crosses most of the session)
 //   BM_CompareSessions       by tag, from the op aggregates
+//   BM_GetStatsThreads       GetStats by name with each thread's busy share
+//                            (a pass over the spans beside the aggregates)
 //   BM_GetTimeline/whole, /tenth, /hundredth, /thousandth  the steps
 //                            session's timeline 1,500 pixels wide: the whole
 //                            session, then a tenth, a hundredth and a
@@ -24,7 +26,8 @@
 // spans on 2 devices, about 1 us apart, durations 1-100 us. A second
 // session of 1,000,000 such spans is the other side of the comparison; a
 // third of 1,000,000 holds 1,000 steps (every 1,000th span an
-// optrace.step span over the next 999), for GetSteps and ExplainStep.
+// optrace.step span over the next 999), for GetSteps, ExplainStep and
+// GetTree of step 500.
 // Building them takes a few seconds before the first benchmark. With
 // OPTRACE_BENCH_DB=PATH the database is written at PATH and kept.
 // docs/BENCHMARKS.md has the command and the figures.
@@ -40,6 +43,7 @@
 
 #include "export/session_export.h"
 #include "model/store_batch.h"
+#include "query/call_tree.h"
 #include "query/session_steps.h"
 #include "query/span_queries.h"
 #include "query/timeline_query.h"
@@ -321,6 +325,40 @@ void BM_ExplainStep(benchmark::State& state) {
   state.counters["ops"] = response.ops_size();
 }
 BENCHMARK(BM_ExplainStep)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GetTreeOfStep(benchmark::State& state) {
+  QueryBenchData* data = Data(state);
+  if (data == nullptr) return;
+  v1::GetTreeRequest request;
+  request.set_session_id(kStepsSession);
+  request.set_step(500);
+  request.set_has_step(true);
+  v1::GetTreeResponse response;
+  for (auto _ : state) {
+    Status done = optrace::daemon::GetTree(data->reader(), request, &response);
+    if (!done.ok()) return state.SkipWithError(done.message().c_str());
+  }
+  state.counters["spans"] = static_cast<double>(response.spans());
+}
+BENCHMARK(BM_GetTreeOfStep)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// GetStats from the aggregates plus each thread's busy share: the pass
+// over the stored spans that `threads` adds.
+void BM_GetStatsThreads(benchmark::State& state) {
+  QueryBenchData* data = Data(state);
+  if (data == nullptr) return;
+  v1::GetStatsRequest request;
+  request.set_session_id(kSession);
+  request.set_threads(true);
+  v1::GetStatsResponse response;
+  for (auto _ : state) {
+    Status done = optrace::daemon::GetStats(data->reader(), request, {}, &response);
+    if (!done.ok()) return state.SkipWithError(done.message().c_str());
+  }
+  state.counters["threads"] = response.threads_size();
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSessionSpans));
+}
+BENCHMARK(BM_GetStatsThreads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The steps session spans about a second (1,000,000 spans 1 us apart).
 void GetTimeline(benchmark::State& state, int64_t zoom) {

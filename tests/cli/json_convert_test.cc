@@ -126,6 +126,31 @@ TEST(JsonConvertTest, Stats_RowsInOrderWithTotals) {
   EXPECT_DOUBLE_EQ(from_aggregates["percentile_relative_error"].get<double>(), 0.0078125);
   EXPECT_EQ(from_aggregates["percentile_spans"], 2);
   EXPECT_EQ(from_aggregates["groups_folded"], 4);
+  EXPECT_FALSE(from_aggregates.contains("threads")) << "not asked for";
+}
+
+TEST(JsonConvertTest, StatsWithThreads_EachThreadsBusyShare) {
+  v1::GetStatsResponse stats;
+  v1::ThreadBusy* thread = stats.add_threads();
+  thread->set_tid(42);
+  thread->set_ops(3);
+  thread->set_busy_ns(75);
+  thread->set_first_start_unix_ns(1000);
+  thread->set_last_end_unix_ns(1100);
+  thread->set_wall_ns(100);
+  thread->set_busy_share(0.75);
+  stats.set_threads_left_out(2);
+  const nlohmann::json j = ToJson(stats, true);
+  ASSERT_EQ(j["threads"].size(), 1u);
+  EXPECT_EQ(j["threads"][0]["tid"], 42);
+  EXPECT_EQ(j["threads"][0]["ops"], 3);
+  EXPECT_EQ(j["threads"][0]["busy_ns"], 75);
+  EXPECT_EQ(j["threads"][0]["first_start_unix_ns"], 1000);
+  EXPECT_EQ(j["threads"][0]["last_end_unix_ns"], 1100);
+  EXPECT_EQ(j["threads"][0]["wall_ns"], 100);
+  EXPECT_DOUBLE_EQ(j["threads"][0]["busy_share"].get<double>(), 0.75);
+  EXPECT_EQ(j["threads_left_out"], 2);
+  EXPECT_EQ(ToJson(v1::GetStatsResponse(), true)["threads"], nlohmann::json::array());
 }
 
 TEST(JsonConvertTest, Comparison_SignedChangeAndOnlyIn) {

@@ -24,6 +24,13 @@ TEST(ErrorFromRpcTest, NotFoundSession_NamesItExit1) {
   EXPECT_EQ(e.message, "no session 99; see optrace sessions");
 }
 
+TEST(ErrorFromRpcTest, NotFoundInASession_DaemonsMessageExit1) {
+  const std::string message = "session 12 has no step 9 (its steps are numbered 1 to 5)";
+  const CliError e = ErrorFromRpc(grpc::Status(grpc::StatusCode::NOT_FOUND, message), "x", 12);
+  EXPECT_EQ(e.exit_code, kExitFailure);
+  EXPECT_EQ(e.message, message);
+}
+
 TEST(ErrorFromRpcTest, InvalidArgument_ServerMessageExit2) {
   const CliError e = ErrorFromRpc(
       grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name_pattern: missing ) at end"), "x");

@@ -184,5 +184,32 @@ TEST(StatsTableTest, Fleet_NodeColumns_AfterTheKey) {
   EXPECT_NE(names[1].find("gpu-node-7"), std::string::npos) << names[1];
 }
 
+TEST(ThreadTableTest, Threads_BusyWallAndShareThenTheCount) {
+  v1::GetStatsResponse stats;
+  v1::ThreadBusy* busy = stats.add_threads();
+  busy->set_tid(4242);
+  busy->set_ops(5);
+  busy->set_busy_ns(100'000'000);
+  busy->set_wall_ns(102'000'000);
+  busy->set_busy_share(100.0 / 102);
+  v1::ThreadBusy* light = stats.add_threads();
+  light->set_tid(4243);
+  light->set_ops(5);
+  light->set_busy_ns(5'500'000);
+  light->set_wall_ns(85'500'000);
+  light->set_busy_share(5.5 / 85.5);
+  const auto lines = SplitLines(RenderThreadTable(stats, 0));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(std::regex_match(lines[0], std::regex("THREAD +OPS +BUSY +WALL +BUSY%"))) << lines[0];
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex(" *4242 +5 +100 ms +102 ms +98.0%")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_match(lines[2], std::regex(" *4243 +5 +5.50 ms +85.5 ms +6.4%")))
+      << lines[2];
+  EXPECT_EQ(lines[3].rfind("2 threads; BUSY is the self time", 0), 0u) << lines[3];
+  stats.set_threads_left_out(7);
+  EXPECT_EQ(SplitLines(RenderThreadTable(stats, 0)).back().rfind("9 threads (2 listed);", 0), 0u);
+  EXPECT_EQ(RenderThreadTable(v1::GetStatsResponse(), 0), "no thread ran ops that match\n");
+}
+
 }  // namespace
 }  // namespace optrace::cli

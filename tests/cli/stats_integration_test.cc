@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <regex>
 
@@ -147,6 +148,83 @@ TEST_F(StatsTest, Issue25_SourceSaidCountsMatchTheSpanPass) {
         << args.back() << "\n"
         << table.out;
   }
+}
+
+// Issue 26: each thread's busy share, apart from the rows. A producer with
+// a thread that runs 20 ms ops back to back and one that sleeps 20 ms
+// outside its 1 ms ops between them (and its main thread's "start" op):
+// each thread's figures are those of its own spans, read back with
+// `optrace ops`; the thread that never sleeps outside ops is the busier.
+TEST_F(StatsTest, UnevenThreads_EachThreadsBusyShareFromItsOwnSpans) {
+  const ProducerRun p = Produce({"--uneven-threads"});
+  ASSERT_NE(p.session_id, 0u) << daemon_.log();
+  const std::string id = std::to_string(p.session_id);
+  // Expected, from the spans: no op nests here, so self time is duration.
+  struct Expected {
+    uint64_t ops = 0, busy_ns = 0;
+    int64_t first = INT64_MAX, last_end = INT64_MIN;
+    std::string name;
+  };
+  std::map<uint64_t, Expected> expected;
+  const CliRun ops = Cli({"ops", id, "--limit", "0", "--json"});
+  ASSERT_EQ(ops.exit_code, 0) << ops.err;
+  for (const auto& s : JsonMember(ops.out, "spans")) {
+    ASSERT_EQ(s["status"], "ok");
+    ASSERT_EQ(s["launch_thread"], s["complete_thread"]);
+    Expected& e = expected[s["launch_thread"].get<uint64_t>()];
+    const int64_t start = s["start_unix_ns"];
+    const uint64_t duration = s["duration_ns"];
+    ++e.ops;
+    e.busy_ns += duration;
+    e.first = std::min(e.first, start);
+    e.last_end = std::max(e.last_end, start + static_cast<int64_t>(duration));
+    e.name = s["name"];
+  }
+  ASSERT_EQ(expected.size(), 3u) << ops.out;
+
+  const CliRun stats = Cli({"stats", id, "--threads", "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const auto j = nlohmann::json::parse(stats.out);
+  ASSERT_EQ(j["threads"].size(), 3u) << stats.out;
+  EXPECT_EQ(j["threads_left_out"], 0);
+  std::map<std::string, double> share_of;  // by the thread's op name
+  uint64_t previous_busy = UINT64_MAX;
+  for (const auto& t : j["threads"]) {
+    const uint64_t tid = t["tid"];
+    ASSERT_TRUE(expected.contains(tid)) << tid;
+    const Expected& e = expected.at(tid);
+    SCOPED_TRACE(e.name);
+    EXPECT_EQ(t["ops"], e.ops);
+    EXPECT_EQ(t["busy_ns"], e.busy_ns);
+    EXPECT_EQ(t["first_start_unix_ns"], e.first);
+    EXPECT_EQ(t["last_end_unix_ns"], e.last_end);
+    EXPECT_EQ(t["wall_ns"], static_cast<uint64_t>(e.last_end - e.first));
+    EXPECT_DOUBLE_EQ(t["busy_share"].get<double>(),
+                     static_cast<double>(e.busy_ns) / static_cast<double>(e.last_end - e.first));
+    EXPECT_LE(t["busy_ns"].get<uint64_t>(), previous_busy) << "busiest first";
+    previous_busy = t["busy_ns"];
+    share_of[e.name] = t["busy_share"];
+  }
+  uint64_t all_ops = 0;
+  for (const auto& [tid, e] : expected) all_ops += e.ops;
+  EXPECT_EQ(all_ops, 11u) << "5 busy_op, 5 light_op and start";
+  EXPECT_GT(share_of.at("busy_op"), share_of.at("light_op"));
+
+  // The rows stay as they were: the threads are apart.
+  EXPECT_EQ(j["rows"].size(), 3u);
+  const CliRun table = Cli({"stats", id, "--threads"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto lines = SplitLines(table.out);
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return std::regex_match(line, std::regex(" *THREAD +OPS +BUSY +WALL +BUSY%"));
+  });
+  ASSERT_NE(header, lines.end()) << table.out;
+  EXPECT_EQ(lines.end() - header, 5) << "a line per thread, then the count";
+  EXPECT_EQ(lines.back().rfind("3 threads; BUSY is the self time of the ops each ran", 0), 0u)
+      << lines.back();
+  // Not without --threads.
+  const CliRun plain = Cli({"stats", id, "--json"});
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("threads"));
 }
 
 }  // namespace

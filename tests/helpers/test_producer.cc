@@ -4,7 +4,8 @@
 //
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
-//                         [--sleeps] [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
+//                         [--sleeps] [--uneven-threads]
+//                         [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
 //                         [--keep-at N [--keep-reason TEXT]] [--fork-child]
 //                         [--at FILE LINE NAME]... [--register-listing NAME FILE]
 //
@@ -26,6 +27,10 @@
 // steady rate from its first op.
 // --sleeps instead runs ops of known length on one thread: 20 x "sleep_2ms"
 // and 10 x "sleep_5ms" (each sleeps that long inside the op), then reports.
+// --uneven-threads instead runs two threads of different load: one runs
+// 5 x "busy_op" (each sleeps 20 ms inside the op) back to back; the other
+// 5 x "light_op" (each sleeps 1 ms inside the op) with a 20 ms sleep
+// outside any op between them.
 // --steps N instead runs N steps (optrace.step ops) on each thread (one
 // unless --threads), each with ops of known length inside it, in order:
 // "load_batch" (sleeps 1 ms), "forward" (sleeps 3 ms, then runs a nested
@@ -75,6 +80,7 @@ struct Args {
   bool forever = false;
   const char* hold_open = nullptr;
   bool sleeps = false;
+  bool uneven_threads = false;
   long steps = 0;
   long slow_step = 0;  // 1-based; 0 = none
   std::string step_api = "cxx";
@@ -116,6 +122,8 @@ Args Parse(int argc, char** argv) {
       a.rate = std::atol(next());
     } else if (flag == "--sleeps") {
       a.sleeps = true;
+    } else if (flag == "--uneven-threads") {
+      a.uneven_threads = true;
     } else if (flag == "--steps") {
       a.steps = std::atol(next());
     } else if (flag == "--slow-step") {
@@ -195,6 +203,21 @@ void RunSleeps() {
       SleepOp(five, 5);
     } else {
       SleepOp(two, 2);
+    }
+  }
+}
+
+// One thread of --uneven-threads: `busy` runs its ops back to back, the
+// other sleeps outside them in between.
+void RunUnevenThread(bool busy) {
+  static optrace::OpSite busy_op("busy_op");
+  static optrace::OpSite light_op("light_op");
+  for (int i = 0; i < 5; ++i) {
+    if (busy) {
+      SleepOp(busy_op, 20);
+    } else {
+      if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      SleepOp(light_op, 1);
     }
   }
 }
@@ -317,7 +340,11 @@ int main(int argc, char** argv) {
   std::printf("ready\n");
   std::fflush(stdout);
   std::vector<std::thread> threads;
-  for (int t = 0; t < args.threads; ++t) {
+  if (args.uneven_threads) {
+    threads.emplace_back(RunUnevenThread, true);
+    threads.emplace_back(RunUnevenThread, false);
+  }
+  for (int t = 0; t < (args.uneven_threads ? 0 : args.threads); ++t) {
     if (args.sleeps) {
       threads.emplace_back(RunSleeps);
     } else if (args.steps > 0) {

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -212,6 +214,49 @@ TEST_F(NvtxInjectionTest, OptraceRunNvtx_UnmodifiedProgram_TracedEndToEnd) {
   EXPECT_NE(run.stderr_text().find("session"), std::string::npos) << run.stderr_text();
   const auto printed = ParseKeyValueLines(run.stdout_text());
   EXPECT_EQ(printed.at("push_levels"), "0,1,2") << "the injection library was loaded";
+}
+
+// Issue 26: `optrace run --nvtx --step-range NAME` makes the pushed ranges
+// of that name the session's steps, numbered in order, each with the ops
+// inside it; without it the same program has no steps.
+TEST_F(NvtxInjectionTest, OptraceRunNvtxStepRange_NamedRangesAreTheSteps) {
+  auto run_steps = [&](std::vector<std::string> range_args) {
+    std::vector<std::string> argv = {OPTRACE_CLI, "--socket", daemon_.socket_path(), "run",
+                                     "--nvtx"};
+    argv.insert(argv.end(), range_args.begin(), range_args.end());
+    argv.insert(argv.end(), {"--", NVTX_TEST_PROGRAM, "steps", "4"});
+    Subprocess run(argv, {{"OPTRACE_NVTX_LIBRARY", OPTRACE_NVTX_LIBRARY}});
+    const auto status = run.Wait(60s);
+    EXPECT_TRUE(status.has_value() && status->code == 0) << run.stderr_text();
+    std::smatch id;
+    const std::string err = run.stderr_text();
+    EXPECT_TRUE(std::regex_search(err, id, std::regex("session (\\d+)"))) << err;
+    return id.size() > 1 ? id[1].str() : std::string("0");
+  };
+  auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {OPTRACE_CLI, "--socket", daemon_.socket_path()});
+    Subprocess query(args);
+    const auto status = query.Wait(30s);
+    EXPECT_TRUE(status.has_value() && status->code == 0) << query.stderr_text();
+    return nlohmann::json::parse(query.stdout_text(), nullptr, false);
+  };
+
+  const std::string marked = run_steps({"--step-range", "train_step"});
+  const nlohmann::json steps = cli({"steps", marked, "--json"});
+  EXPECT_EQ(steps["source"], "range") << steps.dump();
+  ASSERT_EQ(steps["steps"].size(), 4u) << steps.dump();
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(steps["steps"][i]["step"], i + 1);
+    EXPECT_EQ(steps["steps"][i]["ops"], 2) << "forward and backward";
+  }
+  const nlohmann::json tree = cli({"tree", marked, "--step", "2", "--min-share", "0", "--json"});
+  ASSERT_EQ(tree["nodes"].size(), 3u) << tree.dump();
+  EXPECT_EQ(tree["nodes"][0]["name"], "train_step");
+  EXPECT_EQ(tree["nodes"][0]["count"], 1);
+  EXPECT_EQ(tree["spans"], 3);
+
+  const std::string plain = run_steps({});
+  EXPECT_EQ(cli({"steps", plain, "--json"})["source"], "none");
 }
 
 TEST_F(NvtxInjectionTest, OptraceRunNvtx_LibraryMissing_RefusedWithExit2) {

@@ -5,6 +5,9 @@
 //
 //   nvtx_test_program scenario          every kind of NVTX event (below)
 //   nvtx_test_program dynamic_names N   N pushes named dyn_0 .. dyn_<N-1>
+//   nvtx_test_program steps N           a "setup" range, then N "train_step"
+//                                       ranges, each with "forward" and
+//                                       "backward" inside
 //
 // It prints what only it knows (return values, thread ids) as key=value
 // lines, and "done" last. The scenario leaves two pushed ranges and one
@@ -126,6 +129,19 @@ void Scenario() {
   [[maybe_unused]] const nvtxRangeId_t never_ended = nvtxRangeStartA("never_ended_async");
 }
 
+void TrainSteps(int count) {
+  nvtxRangePushA("setup");
+  nvtxRangePop();
+  for (int i = 0; i < count; ++i) {
+    nvtxRangePushA("train_step");
+    nvtxRangePushA("forward");
+    nvtxRangePop();
+    nvtxRangePushA("backward");
+    nvtxRangePop();
+    nvtxRangePop();
+  }
+}
+
 void DynamicNames(int count) {
   for (int i = 0; i < count; ++i) {
     nvtxRangePushA(("dyn_" + std::to_string(i)).c_str());
@@ -141,8 +157,10 @@ int main(int argc, char** argv) {
     Scenario();
   } else if (mode == "dynamic_names" && argc == 3) {
     DynamicNames(std::atoi(argv[2]));
+  } else if (mode == "steps" && argc == 3) {
+    TrainSteps(std::atoi(argv[2]));
   } else {
-    std::fprintf(stderr, "usage: %s scenario | dynamic_names N\n", argv[0]);
+    std::fprintf(stderr, "usage: %s scenario | dynamic_names N | steps N\n", argv[0]);
     return 2;
   }
   std::printf("done\n");

@@ -1,7 +1,7 @@
 """Every method of optrace.Client against a real optraced: sessions,
-session, ops (paging across pages), stats, diff, tail (raising a
-producer's level and restoring it), levels, status, export, and one
-optrace.Error subclass per gRPC code."""
+session, ops (paging across pages), stats (threads too), a step's tree,
+diff, tail (raising a producer's level and restoring it), levels,
+status, export, and one optrace.Error subclass per gRPC code."""
 
 import csv
 import datetime
@@ -116,6 +116,38 @@ class ClientTest(t.DaemonTestCase):
             self.client.stats(session.id, sort="longest")
         only_loop = self.client.stats(session.id, name="^loop$")
         self.assertEqual([(r.name, r.count) for r in only_loop.rows], [("loop", 30)])
+
+    def test_TreeOfAStepAndThreadsBusyShare_FromTheStoredSpans(self):
+        report, session = self.run_producer("steps_program.py", 4)
+        spans = self.stored_spans(session.id, len(report["steps"]) + len(report["ops"]))
+        steps = self.client.steps(session.id)
+        self.assertEqual(steps.steps_total, 8)
+        for step in steps.steps:
+            with self.subTest(step=step.number):
+                tree = self.client.tree(session.id, step=step.number)
+                self.assertEqual(tree.spans, step.ops + 1, "its ops and its own span")
+                self.assertEqual((tree.nodes[0].name, tree.nodes[0].depth), ("optrace.step", 0))
+                self.assertEqual(tree.nodes[0].total_ns, step.duration_ns)
+        with self.assertRaisesRegex(optrace.errors.NotFoundError, "has no step 99"):
+            self.client.tree(session.id, step=99)
+
+        stats = self.client.stats(session.id, threads=True)
+        self.assertEqual(list(self.client.stats(session.id).threads), [], "not asked for")
+        by_thread = {}
+        for span in spans:
+            self.assertEqual((span.status, span.launch_thread), ("ok", span.complete_thread))
+            by_thread.setdefault(span.launch_thread, []).append(span)
+        self.assertEqual({t.tid: t.ops for t in stats.threads},
+                         {tid: len(s) for tid, s in by_thread.items()})
+        self.assertEqual(stats.threads_left_out, 0)
+        for thread in stats.threads:
+            own = by_thread[thread.tid]
+            self.assertEqual(thread.first_start_unix_ns, min(s.start_unix_ns for s in own))
+            self.assertEqual(thread.last_end_unix_ns,
+                             max(s.start_unix_ns + s.duration_ns for s in own))
+            self.assertEqual(thread.wall_ns, thread.last_end_unix_ns - thread.first_start_unix_ns)
+            self.assertLessEqual(thread.busy_ns, sum(s.duration_ns for s in own))
+            self.assertAlmostEqual(thread.busy_share, thread.busy_ns / thread.wall_ns)
 
     def test_Keep_LastRangeAndAll_StoredMergedAndListed(self):
         report, session = self.run_producer("ops_program.py", 2, 10, 30)

@@ -2,15 +2,19 @@
 // The server answers every path below with this same page (cli/ui/ui_pages.cc
 // lists them too); a view is a function (context) that fills context.main.
 // Each link is a real page load, so the back button and shared URLs work
-// without any history handling. A later view (timeline, diff, live tail)
-// is one more line here and one in ui_pages.cc.
+// without any history handling. A new view is one more line here and one
+// in ui_pages.cc.
 import { sessionsView } from "./views/sessions.js";
 import { sessionView } from "./views/session.js";
+import { liveView } from "./views/live.js";
+import { diffView } from "./views/diff.js";
 import { el } from "./format.js";
 
 const kRoutes = [
   { path: /^\/$/, view: sessionsView },
   { path: /^\/session\/(\d+)$/, view: sessionView },
+  { path: /^\/live$/, view: liveView },
+  { path: /^\/diff\/(\d+)\/(\d+)$/, view: diffView },
 ];
 
 function start() {

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -130,6 +132,83 @@ TEST(HttpServerTest, SharedBody_SentWholeAndReleased) {
     EXPECT_NE(reply.raw.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
     EXPECT_EQ(held_while_answering.load(), 1) << "the last answer still held the buffer";
   }
+}
+
+// A body made while it is sent (server-sent events): chunked, each write
+// reaching the client, until the stream function says it is done.
+TEST(HttpServerTest, StreamBody_ChunkedUntilTheStreamEnds) {
+  HttpServerOptions options;
+  options.host = "127.0.0.1";
+  auto server = HttpServer::Start(options, [](const HttpRequest&) {
+    HttpResponse response;
+    response.content_type = "text/event-stream";
+    auto calls = std::make_shared<int>(0);
+    response.stream = [calls](const std::function<bool(std::string_view)>& write) {
+      if (++*calls > 3) return false;
+      return write("part" + std::to_string(*calls) + ";");
+    };
+    return response;
+  });
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const auto reply = HttpGet(server.value()->port(), "/s", "a");
+  EXPECT_EQ(reply.status, 200) << reply.raw;
+  EXPECT_EQ(reply.headers.count("transfer-encoding") ? reply.headers.at("transfer-encoding") : "",
+            "chunked");
+  EXPECT_EQ(reply.headers.count("content-type") ? reply.headers.at("content-type") : "",
+            "text/event-stream");
+  EXPECT_NE(reply.body.find("part1;"), std::string::npos) << reply.raw;
+  EXPECT_NE(reply.body.find("part3;"), std::string::npos) << reply.raw;
+  EXPECT_EQ(reply.body.find("part4;"), std::string::npos) << reply.raw;
+  EXPECT_NE(reply.raw.find("\r\n0\r\n\r\n"), std::string::npos) << "the last chunk" << reply.raw;
+}
+
+// A client that goes away ends a stream that would never end, and the
+// stream function (with what it holds) is released; so does stopping the
+// server with a stream open.
+TEST(HttpServerTest, StreamBody_ClientGoneOrServerStopped_StreamReleased) {
+  auto held = std::make_shared<int>(0);
+  std::weak_ptr<int> watch = held;
+  std::atomic<int> writes{0};
+  HttpServerOptions options;
+  options.host = "127.0.0.1";
+  auto server = HttpServer::Start(options, [&](const HttpRequest&) {
+    HttpResponse response;
+    response.stream = [held, &writes](const std::function<bool(std::string_view)>& write) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ++writes;
+      return write("tick\n");
+    };
+    return response;
+  });
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  const auto open_stream = [&] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server.value()->port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    const std::string request = "GET /s HTTP/1.1\r\nHost: a\r\n\r\n";
+    EXPECT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()));
+    char buffer[256];
+    EXPECT_GT(::recv(fd, buffer, sizeof buffer, 0), 0) << "the stream began";
+    return fd;
+  };
+  const auto streams_of = [&] { return watch.use_count() - 1; };  // less `held` itself
+  const int gone = open_stream();
+  EXPECT_EQ(streams_of(), 1);
+  ::close(gone);
+  for (int i = 0; i < 500 && streams_of() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(streams_of(), 0) << "the stream outlived its client";
+  const int open = open_stream();
+  EXPECT_EQ(streams_of(), 1);
+  server.value().reset();  // returns: the stream ends with the server
+  EXPECT_EQ(streams_of(), 0) << "the stream outlived the server";
+  EXPECT_GT(writes.load(), 0);
+  ::close(open);
 }
 
 TEST(HttpServerTest, Malicious_HandlerThrows_500) {

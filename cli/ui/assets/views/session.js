@@ -8,6 +8,7 @@ import {
   el, fetchJson, formatCount, formatDuration, formatShare, formatTime, setCrumbs, shareBar,
   showError, svg, table,
 } from "../format.js";
+import { comparePicker } from "./diff.js";
 import { Timeline } from "./timeline.js";
 
 const kRefreshMs = 2000;
@@ -106,6 +107,10 @@ export function sessionView(context) {
   const by = kGroupings.includes(context.query.get("by")) ? context.query.get("by") : "name";
   const sort = kSorts.includes(context.query.get("sort")) ? context.query.get("sort") : "total";
   setCrumbs(context, [{ text: "sessions", href: "/" }, { text: `session ${id}` }]);
+  // Made once: a refresh moves them, keeping the picker's choice open and
+  // the timeline's range.
+  const picker = el("p", { class: "compare" }, comparePicker(id), " · ",
+    el("a", { href: `/live?session=${id}` }, "live ops of this session"));
   const timeline = new Timeline(id);
   const refresh = async () => {
     let running = false;
@@ -119,7 +124,7 @@ export function sessionView(context) {
       running = session.state === "running";
       context.main.replaceChildren(
         el("h1", {}, `Session ${session.id}`, el("span", { class: `state state-${session.state}` }, session.state)),
-        facts(session), timeline.element, statsSection(stats, by, sort, context.query),
+        facts(session), picker, timeline.element, statsSection(stats, by, sort, context.query),
         stepsSection(steps) ?? "");
       if (timeline.requests === 0) timeline.load(null);
       context.status.textContent = running ? "live: updated every 2 s" : "";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api_test_store.h"
+#include "query/step_detection.h"
 #include "store_test_data.h"
 
 namespace optrace::daemon {
@@ -144,6 +145,68 @@ TEST_F(CallTreeTest, Malicious_ChainOfOneHundredThousand_CappedNoRecursion) {
   ASSERT_EQ(static_cast<size_t>(tree.nodes_size()), kMaxTreeNodes);
   EXPECT_EQ(tree.nodes(tree.nodes_size() - 1).depth(), kMaxTreeNodes - 1);
   EXPECT_EQ(tree.nodes_left_out(), kDepth - kMaxTreeNodes);
+}
+
+// Two explicit steps (op ids 10 and 20, 5 us each) with their ops, an op
+// between them and one after them.
+class CallTreeStepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string step(kExplicitStepName);
+    store_.AddSession(MakeSession(kSession),
+                      {Op(store_, 10, 0, step, 5000, 2000), Op(store_, 11, 10, "a", 1000),
+                       Op(store_, 12, 10, "b", 1000), Op(store_, 16, 0, "between", 1000),
+                       Op(store_, 20, 0, step, 5000, 3000), Op(store_, 21, 20, "a", 1000),
+                       Op(store_, 23, 20, "c", 2000), Op(store_, 30, 0, "after", 1000)});
+  }
+
+  Status TreeOf(uint64_t step, v1::GetTreeResponse* tree, const std::string& name = "") {
+    v1::GetTreeRequest request;
+    request.set_session_id(kSession);
+    request.set_step(step);
+    request.set_has_step(true);
+    request.mutable_filter()->set_name_pattern(name);
+    return GetTree(store_.reader(), request, tree);
+  }
+
+  ApiTestStore store_;
+};
+
+TEST_F(CallTreeStepTest, Step_OnlyTheSpansBegunInIt) {
+  const std::string step(kExplicitStepName);
+  v1::GetTreeResponse tree;
+  ASSERT_TRUE(TreeOf(1, &tree).ok());
+  EXPECT_EQ(Lines(tree), (std::vector<std::string>{step + " 1 5000 3000", "  a 1 1000 1000",
+                                                   "  b 1 1000 1000"}));
+  EXPECT_EQ(tree.spans(), 3u);
+  EXPECT_EQ(tree.total_ns(), 5000u);
+  ASSERT_TRUE(TreeOf(2, &tree).ok());
+  EXPECT_EQ(Lines(tree), (std::vector<std::string>{step + " 1 5000 2000", "  c 1 2000 2000",
+                                                   "  a 1 1000 1000"}));
+  // With a filter: its conditions and the step's time range both apply.
+  ASSERT_TRUE(TreeOf(2, &tree, "^a$").ok());
+  EXPECT_EQ(Lines(tree), (std::vector<std::string>{"a 1 1000 1000"}));
+}
+
+TEST_F(CallTreeStepTest, NoSuchStep_NotFoundNamingTheSteps) {
+  v1::GetTreeResponse tree;
+  const Status status = TreeOf(3, &tree);
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_NE(status.message().find("has no step 3 (its steps are numbered 1 to 2)"),
+            std::string::npos)
+      << status.message();
+}
+
+TEST_F(CallTreeTest, StepOfASessionWithoutSteps_NotFoundSayingHowToRecordThem) {
+  v1::GetTreeRequest request;
+  request.set_session_id(kSession);
+  request.set_has_step(true);
+  request.set_step(1);
+  v1::GetTreeResponse tree;
+  const Status status = GetTree(store_.reader(), request, &tree);
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_NE(status.message().find("has no steps: record them"), std::string::npos)
+      << status.message();
 }
 
 TEST_F(CallTreeTest, BadRequests_InvalidArgumentNamingTheField) {

@@ -10,6 +10,7 @@
 
 #include "api_test_store.h"
 #include "optrace/abi.h"
+#include "optrace/step_range_mark.h"
 #include "store_test_data.h"
 
 namespace optrace::daemon {
@@ -224,6 +225,18 @@ TEST(SessionStepsTest, OptimizerSteps_FirstOptimizerClosesSteps_SecondDoesNotSpl
   EXPECT_EQ(steps.steps(1).top_op(), "aten::mm");
 }
 
+// A counter sample of `name` valued `value` under op `parent`.
+Instant CounterUnder(StringId name, uint64_t parent, int64_t ts, int64_t value) {
+  Instant counter;
+  counter.ts_ns = ts;
+  counter.parent_op_id = parent;
+  counter.value = value;
+  counter.name = name;
+  counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
+  counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
+  return counter;
+}
+
 TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {
   ApiTestStore store;
   SpanScript script(store);
@@ -232,14 +245,7 @@ TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {
   for (int i = 0; i < 4; ++i) {
     const uint64_t id = script.Op("ProfilerStep#", i * 1000, 900, 300);
     script.Op("aten::conv2d", i * 1000 + 10, 300);
-    Instant counter;
-    counter.ts_ns = kT0 + i * 1000 + 1;
-    counter.parent_op_id = id;
-    counter.value = 10 + i;
-    counter.name = profiler;
-    counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
-    counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
-    instants.push_back(counter);
+    instants.push_back(CounterUnder(profiler, id, kT0 + i * 1000 + 1, 10 + i));
   }
   store.AddSession(MakeSession(kSession), script.spans(), instants);
   const v1::GetStepsResponse steps = Steps(store);
@@ -250,6 +256,54 @@ TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {
     EXPECT_EQ(steps.steps(i).ops(), 1u);
     EXPECT_EQ(steps.steps(i).top_op(), "aten::conv2d");
   }
+}
+
+// Ranges marked as steps (an optrace.step_range counter under each, as
+// liboptrace_nvtx.so writes under --step-range): numbered by the counter,
+// winning over ProfilerStep ranges; a range of the same name without the
+// mark is an op, and so is a mark's range when explicit steps win.
+TEST(SessionStepsTest, MarkedRanges_StepsNumberedByTheirMarkOverProfilerSteps) {
+  ApiTestStore store;
+  SpanScript script(store);
+  std::vector<Instant> instants;
+  const StringId mark = store.Intern(OPTRACE_STEP_RANGE_MARK_NAME);
+  const StringId profiler = store.Intern("ProfilerStep#");
+  script.Op("train_step", 0, 500);  // not marked: an op before the steps
+  for (int i = 0; i < 3; ++i) {
+    const int64_t start = 1000 + i * 1000;
+    const uint64_t range = script.Op("train_step", start, 900, 300);
+    instants.push_back(CounterUnder(mark, range, kT0 + start + 1, 1 + i));
+    const uint64_t profiled = script.Op("ProfilerStep#", start + 5, 800, 300);
+    instants.push_back(CounterUnder(profiler, profiled, kT0 + start + 6, 50 + i));
+    script.Op("forward", start + 10, 300);
+  }
+  store.AddSession(MakeSession(kSession), script.spans(), instants);
+  const v1::GetStepsResponse steps = Steps(store);
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_RANGE);
+  ASSERT_EQ(steps.steps_size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(steps.steps(i).number(), static_cast<uint64_t>(1 + i));
+    EXPECT_EQ(steps.steps(i).start_unix_ns(), kT0 + 1000 + i * 1000);
+    EXPECT_EQ(steps.steps(i).duration_ns(), 900u);
+    EXPECT_EQ(steps.steps(i).ops(), 1u) << "forward (ProfilerStep# is a step kind, not an op)";
+  }
+}
+
+TEST(SessionStepsTest, ExplicitAndMarkedRanges_ExplicitWin) {
+  ApiTestStore store;
+  SpanScript script(store);
+  std::vector<Instant> instants;
+  const StringId mark = store.Intern(OPTRACE_STEP_RANGE_MARK_NAME);
+  for (int i = 0; i < 2; ++i) {
+    script.Op("optrace.step", i * 1000, 900, 400);
+    const uint64_t range = script.Op("train_step", i * 1000 + 10, 400);
+    instants.push_back(CounterUnder(mark, range, kT0 + i * 1000 + 11, 1 + i));
+  }
+  store.AddSession(MakeSession(kSession), script.spans(), instants);
+  const v1::GetStepsResponse steps = Steps(store);
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_EXPLICIT);
+  ASSERT_EQ(steps.steps_size(), 2);
+  EXPECT_EQ(steps.steps(0).duration_ns(), 900u);
 }
 
 TEST(SessionStepsTest, ExplicitAndOptimizerSteps_ExplicitWin) {
