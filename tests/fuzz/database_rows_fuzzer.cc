@@ -302,7 +302,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::filesystem::copy_file(g_pristine, g_work);
   sqlite3* db = nullptr;
   if (sqlite3_open(g_work.c_str(), &db) != SQLITE_OK) std::abort();
-  Exec(db, "PRAGMA ignore_check_constraints = ON");
+  Exec(db, "PRAGMA ignore_check_constraints = ON; PRAGMA synchronous = OFF");
   EditReader in(data, size);
   while (ApplyEdit(db, in)) {
   }
