@@ -123,8 +123,8 @@ void LoosenSchemaAndListTables(const std::string& db_path) {
   sqlite3_stmt* version = nullptr;
   Require(sqlite3_prepare_v2(db, "PRAGMA schema_version", -1, &version, nullptr) == SQLITE_OK);
   Require(sqlite3_step(version) == SQLITE_ROW);
-  const std::string bump = "PRAGMA schema_version = " +
-                           std::to_string(sqlite3_column_int64(version, 0) + 1);
+  const std::string bump =
+      "PRAGMA schema_version = " + std::to_string(sqlite3_column_int64(version, 0) + 1);
   sqlite3_finalize(version);
   Exec(db, bump.c_str());
   Exec(db, "PRAGMA writable_schema = OFF");

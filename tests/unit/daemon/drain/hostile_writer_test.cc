@@ -34,8 +34,8 @@ class OwnMapping {
     const int fd = ::open(("/dev/shm/" + segment_name).c_str(), O_RDWR | O_CLOEXEC);
     struct stat st {};
     if (fd >= 0 && ::fstat(fd, &st) == 0 && st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE,
-                       MAP_SHARED, fd, 0);
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED,
+                       fd, 0);
       if (p != MAP_FAILED) {
         base_ = static_cast<uint8_t*>(p);
         bytes_ = static_cast<size_t>(st.st_size);
