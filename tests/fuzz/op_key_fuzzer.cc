@@ -8,6 +8,7 @@
 // equal exactly when the tagged inputs are, and then hash and tag alike;
 // the per-thread cache finds a key once inserted, and never answers a key
 // with another key's ids.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
