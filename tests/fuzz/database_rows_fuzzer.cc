@@ -5,7 +5,8 @@
 // and the queries read (SpanReader's sessions, strings, spans, instants,
 // halves, cursors, aggregates with their sketches, keeps, listings, pages
 // after a forward cursor), then QueryOps and GetStats over each session.
-// They must answer or fail with an error, never crash. The copy's schema
+// Then a store opens on it and writes on top (WriteOnTop). They must
+// answer or fail with an error, never crash or hang. The copy's schema
 // has its NOT NULL and CHECK constraints dropped, as a hand-edited file may.
 // The input is a list of edits, each of 4 bytes then a value:
 //   table (mod the tables), column (mod its columns), row (mod 256: the
@@ -46,6 +47,24 @@ void Require(bool ok) {
   if (!ok) std::abort();
 }
 
+// 40 spans of `session` named by strings 1 and 2, op ids from `first_op`.
+SessionSpans SpansOf(SessionId session, uint64_t first_op) {
+  SessionSpans spans{session, {}};
+  for (uint64_t i = first_op; i < first_op + 40; ++i) {
+    Span s;
+    s.op_id = i;
+    s.parent_op_id = i / 2;
+    s.start_ns = static_cast<int64_t>(1'000'000 + i * 1000);
+    s.duration_ns = i * 10;
+    s.name = static_cast<StringId>(1 + i % 2);
+    s.tag = i % 3 == 0 ? 3 : 0;
+    s.srcloc = 4;
+    s.target = 1;
+    spans.spans.push_back(s);
+  }
+  return spans;
+}
+
 void BuildStore(const std::string& db) {
   StoreOptions options;
   options.db_path = db;
@@ -64,20 +83,7 @@ void BuildStore(const std::string& db) {
       r.end_ns = 2'000'000;
     }
     batch.sessions.push_back(r);
-    SessionSpans spans{id, {}};
-    for (uint64_t i = 1; i <= 40; ++i) {
-      Span s;
-      s.op_id = i;
-      s.parent_op_id = i / 2;
-      s.start_ns = static_cast<int64_t>(1'000'000 + i * 1000);
-      s.duration_ns = i * 10;
-      s.name = static_cast<StringId>(1 + i % 2);
-      s.tag = i % 3 == 0 ? 3 : 0;
-      s.srcloc = 4;
-      s.target = 1;
-      spans.spans.push_back(s);
-    }
-    batch.spans.push_back(std::move(spans));
+    batch.spans.push_back(SpansOf(id, 1));
     Instant mark;
     mark.ts_ns = 1'005'000;
     mark.name = 1;
@@ -287,11 +293,37 @@ void ReadEverything(SpanReader& reader) {
   }
 }
 
+// What a daemon starting on the file does next: opens the store (schema,
+// string uses, keeps, own windows, retention), then adds spans to session
+// 1 (merged into its aggregate rows and their sketches) and a keep to
+// session 2. A batch the damaged database refuses is the store's to count.
+void WriteOnTop(const std::string& db_path) {
+  StoreOptions options;
+  options.db_path = db_path;
+  options.retention_max_bytes = uint64_t{64} << 20;
+  auto store = SpanStore::Open(options);
+  if (!store.ok()) return;
+  StoreBatch batch;
+  batch.sequence = 1;
+  batch.spans.push_back(SpansOf(1, 100));
+  store.value()->Submit(std::move(batch));
+  store.value()->Flush(10'000);
+  KeepRequest keep;
+  keep.session = 2;
+  keep.first_ns = 1'020'000;
+  keep.last_ns = 1'030'000;
+  keep.reason = "fuzz";
+  store.value()->Keep(keep, 10'000);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const std::string folder = "/tmp/optrace-database-fuzz-" + std::to_string(::getpid());
+  // In memory (tmpfs): the store's fsyncs cost nothing there, and each
+  // input's copy is written and synced several times.
+  static const std::string folder = "/dev/shm/optrace-database-fuzz-" + std::to_string(::getpid());
   std::filesystem::create_directories(folder);
+  std::atexit([] { std::filesystem::remove_all(folder); });
   g_pristine = folder + "/pristine.db";
   g_work = folder + "/work.db";
   BuildStore(g_pristine);
@@ -310,7 +342,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (ApplyEdit(db, in)) {
   }
   sqlite3_close(db);
-  auto reader = SpanReader::Open(g_work);
-  if (reader.ok()) ReadEverything(*reader.value());
+  if (auto reader = SpanReader::Open(g_work); reader.ok()) ReadEverything(*reader.value());
+  WriteOnTop(g_work);
   return 0;
 }
