@@ -65,6 +65,16 @@ SessionSpans SpansOf(SessionId session, uint64_t first_op) {
   return spans;
 }
 
+// A keep of session 2 over span starts [first_ns, last_ns].
+KeepRequest KeepOfSession2(int64_t first_ns, int64_t last_ns) {
+  KeepRequest keep;
+  keep.session = 2;
+  keep.first_ns = first_ns;
+  keep.last_ns = last_ns;
+  keep.reason = "fuzz";
+  return keep;
+}
+
 void BuildStore(const std::string& db) {
   StoreOptions options;
   options.db_path = db;
@@ -105,12 +115,7 @@ void BuildStore(const std::string& db) {
   }
   Require(store.value()->Submit(std::move(batch)));
   store.value()->Flush(10'000);
-  KeepRequest keep;
-  keep.session = 2;
-  keep.first_ns = 1'001'000;
-  keep.last_ns = 1'010'000;
-  keep.reason = "fuzz seed";
-  Require(store.value()->Keep(keep, 10'000).ok());
+  Require(store.value()->Keep(KeepOfSession2(1'001'000, 1'010'000), 10'000).ok());
 }
 
 // Runs `sql` on `db`, aborting on failure (setup only).
@@ -308,12 +313,7 @@ void WriteOnTop(const std::string& db_path) {
   batch.spans.push_back(SpansOf(1, 100));
   store.value()->Submit(std::move(batch));
   store.value()->Flush(10'000);
-  KeepRequest keep;
-  keep.session = 2;
-  keep.first_ns = 1'020'000;
-  keep.last_ns = 1'030'000;
-  keep.reason = "fuzz";
-  store.value()->Keep(keep, 10'000);
+  store.value()->Keep(KeepOfSession2(1'020'000, 1'030'000), 10'000);
 }
 
 }  // namespace
