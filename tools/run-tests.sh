@@ -23,6 +23,6 @@ stage_done "the tests"
 if [ "${OPTRACE_QUICK:-0}" != 1 ]; then
   tools/run-sanitizers.sh address thread
   stage_done "the sanitizer runs"
-  FUZZ_SECONDS=${FUZZ_SECONDS:-60} tools/run-fuzzers.sh
+  tools/run-fuzzers.sh
   stage_done "the fuzzers"
 fi

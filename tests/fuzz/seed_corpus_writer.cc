@@ -26,8 +26,9 @@ void Write(const std::filesystem::path& path, const std::string& bytes) {
 }
 
 // A segment of 2 rings x 64 events with strings and a few ops, as bytes,
-// behind the fuzzer's leading control byte (1: fix the identity fields).
-std::string SegmentImage() {
+// behind the fuzzer's leading control byte `control` (1: fix the identity
+// fields; 2: drain it through a ProducerSession).
+std::string SegmentImage(char control) {
   client::ProducerOptions o;
   o.ns = "optfuzzseed";
   o.ring_count = 2;
@@ -63,7 +64,7 @@ std::string SegmentImage() {
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   seg->Unlink();
-  return std::string(1, '\x01') + bytes;
+  return std::string(1, control) + bytes;
 }
 
 std::string Page() {
@@ -86,7 +87,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path out(argv[1]);
-  Write(out / "segment_reader_fuzzer" / "small_valid_segment", SegmentImage());
+  Write(out / "segment_reader_fuzzer" / "small_valid_segment", SegmentImage('\x01'));
+  Write(out / "segment_reader_fuzzer" / "small_valid_segment_as_session", SegmentImage('\x03'));
   Write(out / "span_page_codec_fuzzer" / "five_spans", Page());
   v1::QueryOpsRequest query;
   query.set_session_id(1);
