@@ -5,6 +5,7 @@
 // not fewer).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -42,7 +43,16 @@ TEST(ThreadNamesTest, DrainWriterAndTailNotifierNamed_AtOnePriority) {
   ASSERT_TRUE(daemon.Start()) << daemon.log();
   const pid_t pid = DaemonPid(daemon);
   ASSERT_GT(pid, 0);
-  const auto nice = ThreadNiceByName(pid);
+  // Each thread names itself once it runs: on a loaded machine that can
+  // come after the daemon answers.
+  std::map<std::string, int> nice;
+  WaitUntil(
+      [&] {
+        nice = ThreadNiceByName(pid);
+        return nice.count("optrace-drain") && nice.count("optrace-writer") &&
+               nice.count("optrace-tails");
+      },
+      std::chrono::seconds(10));
   ASSERT_TRUE(nice.count("optrace-drain")) << "threads: " << nice.size();
   ASSERT_TRUE(nice.count("optrace-writer"));
   ASSERT_TRUE(nice.count("optrace-tails"));
