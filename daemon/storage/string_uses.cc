@@ -31,9 +31,10 @@ Status StringUses::PrepareStatements() {
   return Status::Ok();
 }
 
-Status StringUses::Use(SessionId session, StringId id) {
-  if (id == 0 || !used_[session].insert(id).second) return Status::Ok();
-  pending_.emplace_back(session, id);
+Status StringUses::Use(SessionId session, UsedIds& used, StringId id) {
+  if (id == 0 || used.Find(id) != nullptr) return Status::Ok();
+  used.Insert(id, 0);
+  pending_.push_back(session);
   insert_use_.BindUint64(1, session);
   insert_use_.BindUint64(2, id);
   Status inserted = insert_use_.Run();
@@ -48,28 +49,31 @@ Status StringUses::Use(SessionId session, StringId id) {
 
 Status StringUses::Write(const StoreBatch& batch) {
   for (const SessionSpans& entry : batch.spans) {
-    // Consecutive spans mostly repeat their strings: one lookup for a run.
+    UsedIds& used = used_[entry.session];
+    // Consecutive spans often repeat their strings: one lookup for a run.
     StringId last[3] = {0, 0, 0};
     for (const Span& span : entry.spans) {
       const StringId ids[3] = {span.name, span.tag, span.srcloc};
       for (int i = 0; i < 3; ++i) {
         if (ids[i] == last[i]) continue;
         last[i] = ids[i];
-        if (Status used = Use(entry.session, ids[i]); !used.ok()) return used;
+        if (Status done = Use(entry.session, used, ids[i]); !done.ok()) return done;
       }
     }
   }
   for (const SessionInstants& entry : batch.instants) {
+    UsedIds& used = used_[entry.session];
     for (const Instant& instant : entry.instants) {
       for (const StringId id : {instant.name, instant.tag}) {
-        if (Status used = Use(entry.session, id); !used.ok()) return used;
+        if (Status done = Use(entry.session, used, id); !done.ok()) return done;
       }
     }
   }
   for (const SessionHalves& entry : batch.halves_opened) {
+    UsedIds& used = used_[entry.session];
     for (const HalfOp& half : entry.halves) {
       for (const StringId id : {half.name, half.tag, half.srcloc}) {
-        if (Status used = Use(entry.session, id); !used.ok()) return used;
+        if (Status done = Use(entry.session, used, id); !done.ok()) return done;
       }
     }
   }
@@ -86,7 +90,9 @@ void StringUses::Committed(const StoreBatch& batch) {
 }
 
 void StringUses::RolledBack() {
-  for (const auto& [session, id] : pending_) used_[session].erase(id);
+  // The sets hold no removal: the sessions the batch touched start afresh
+  // (their next batches record their uses again, which the table ignores).
+  for (const SessionId session : pending_) used_.erase(session);
   pending_.clear();
   pending_restored_.clear();
 }

@@ -14,11 +14,11 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "common/status.h"
+#include "model/flat_id_map.h"
 #include "model/store_batch.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
@@ -54,17 +54,21 @@ class StringUses {
  private:
   explicit StringUses(SqliteConnection& db) : db_(db) {}
   Status PrepareStatements();
-  // Records `id` for `session` unless done before (or earlier in this batch).
-  Status Use(SessionId session, StringId id);
+  // The ids a session's batches used: a set (the value is unused).
+  using UsedIds = FlatIdMap<uint8_t>;
+  // Records `id` for `session`, whose ids are `used`, unless done before
+  // (or earlier in this batch).
+  Status Use(SessionId session, UsedIds& used, StringId id);
 
   SqliteConnection& db_;
   SqliteStatement insert_use_;
   SqliteStatement restore_string_;
   SqliteStatement collect_;
-  // The strings each running session's committed batches used.
-  std::unordered_map<SessionId, std::unordered_set<StringId>> used_;
+  // The strings each running session's batches used (the batch being
+  // written included).
+  std::unordered_map<SessionId, UsedIds> used_;
   // Recorded by the batch being written, not yet committed.
-  std::vector<std::pair<SessionId, StringId>> pending_;
+  std::vector<SessionId> pending_;  // a session per id its set gained
   std::vector<StringId> pending_restored_;
   std::unordered_map<StringId, std::string> collected_;  // removed: id -> text
 };
