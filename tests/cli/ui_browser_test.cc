@@ -5,7 +5,7 @@
 // so each starts from the URL with the token, as a user's first visit.
 // Skipped, saying so, only where Chromium is not installed
 // (deploy/install-deps.sh installs it). The timeline's test drives one
-// browser over the DevTools protocol instead (ui/devtools_browser.h): it
+// browser over the DevTools protocol instead (ui/headless_chromium.h): it
 // turns the wheel and presses keys on the canvas as a user would, and
 // reads what the page drew after each. With OPTRACE_UI_SCREENSHOTS=DIR
 // the screenshots are kept there (docs/ui.md's come from here).
@@ -19,7 +19,7 @@
 #include <regex>
 
 #include "cli_harness.h"
-#include "ui/devtools_browser.h"
+#include "ui/headless_chromium.h"
 #include "ui/ui_process.h"
 
 namespace optrace::cli::testing {
@@ -146,7 +146,7 @@ struct TimelineShown {
   double requests = 0, from = 0, to = 0, spans = 0, drawn = 0, summed = 0, lanes = 0;
 };
 
-std::optional<TimelineShown> ReadTimeline(DevtoolsBrowser& browser) {
+std::optional<TimelineShown> ReadTimeline(HeadlessChromium& browser) {
   const auto d = browser.Evaluate(
       "(() => { const d = document.getElementById('timeline').dataset; return [d.requests, "
       "d.from, d.to, d.spans, d.spansDrawn, d.spansSummed, d.lanes].map(Number); })()");
@@ -165,13 +165,13 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   const std::string target = "/session/" + std::to_string(p.session_id);
   ExpectDrawnPng(Screenshot(ui.UrlOf(target), "ui-timeline.png"), "ui-timeline.png");
 
-  DevtoolsBrowser browser(kChromium, folder_.path() + "/chromium-devtools");
-  ASSERT_TRUE(browser.ok()) << browser.error();
-  ASSERT_TRUE(browser.Navigate(ui.UrlOf(target))) << browser.error();
+  HeadlessChromium browser(kChromium, folder_.path() + "/chromium-devtools");
+  ASSERT_TRUE(browser.ok());
+  ASSERT_TRUE(browser.Open(ui.UrlOf(target)));
   const std::string ready = "document.getElementById('timeline')?.dataset.state === 'ready'";
-  ASSERT_TRUE(browser.WaitFor(ready, 60s)) << browser.error();
+  ASSERT_TRUE(browser.WaitUntil(ready, 60s));
   const std::optional<TimelineShown> whole = ReadTimeline(browser);
-  ASSERT_TRUE(whole.has_value()) << browser.error();
+  ASSERT_TRUE(whole.has_value());
   EXPECT_EQ(whole->requests, 1);
   EXPECT_EQ(whole->lanes, 3) << "the main thread and the two step threads";
   EXPECT_EQ(whole->spans, launches);
@@ -184,14 +184,13 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
       " window.scrollTo(0, r.top + window.scrollY - 10);"
       " const s = document.getElementById('timeline-canvas').getBoundingClientRect();"
       " return [s.left, s.top, s.width]; })()");
-  ASSERT_TRUE(box && box->is_array()) << browser.error();
+  ASSERT_TRUE(box && box->is_array());
   const double left = (*box)[0], top = (*box)[1], width = (*box)[2];
   const double middle = left + 150 + (width - 150) / 2;
   std::string name;
   for (double y = top + 24; y < top + 120 && name.empty(); y += 4) {
-    ASSERT_TRUE(
-        browser.Call("Input.dispatchMouseEvent", {{"type", "mouseMoved"}, {"x", middle}, {"y", y}}))
-        << browser.error();
+    ASSERT_TRUE(browser.Call("Input.dispatchMouseEvent",
+                             {{"type", "mouseMoved"}, {"x", middle}, {"y", y}}));
     const auto shown = browser.Evaluate(
         "document.querySelector('#timeline-details [data-field=name]')?.textContent ?? ''");
     if (shown && shown->is_string()) name = shown->get<std::string>();
@@ -201,7 +200,7 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
       << "hovered: '" << name << "'";
   const auto fields = browser.Evaluate(
       "[...document.querySelectorAll('#timeline-details dt')].map(e => e.textContent).join(' ')");
-  ASSERT_TRUE(fields && fields->is_string()) << browser.error();
+  ASSERT_TRUE(fields && fields->is_string());
   for (const char* field : {"name", "tag", "source", "start", "duration", "self"}) {
     EXPECT_NE(fields->get<std::string>().find(field), std::string::npos) << field;
   }
@@ -211,15 +210,14 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(browser.Call(
         "Input.dispatchMouseEvent",
-        {{"type", "mouseWheel"}, {"x", middle}, {"y", top + 40}, {"deltaX", 0}, {"deltaY", -120}}))
-        << browser.error();
+        {{"type", "mouseWheel"}, {"x", middle}, {"y", top + 40}, {"deltaX", 0}, {"deltaY", -120}}));
   }
   const std::string answered =
       "(() => { const d = document.getElementById('timeline').dataset;"
       " return d.state === 'ready' && Number(d.requests) > ";
-  ASSERT_TRUE(browser.WaitFor(answered + "1; })()", 30s)) << browser.error();
+  ASSERT_TRUE(browser.WaitUntil(answered + "1; })()", 30s));
   const std::optional<TimelineShown> zoomed = ReadTimeline(browser);
-  ASSERT_TRUE(zoomed.has_value()) << browser.error();
+  ASSERT_TRUE(zoomed.has_value());
   EXPECT_LT(zoomed->to - zoomed->from, 0.6 * (whole->to - whole->from));
   EXPECT_GT(zoomed->from, whole->from);
   EXPECT_LT(zoomed->to, whole->to);
@@ -232,12 +230,11 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   ASSERT_TRUE(browser.Call("Input.dispatchKeyEvent", {{"type", "rawKeyDown"},
                                                       {"key", "ArrowRight"},
                                                       {"code", "ArrowRight"},
-                                                      {"windowsVirtualKeyCode", 39}}))
-      << browser.error();
-  ASSERT_TRUE(browser.WaitFor(answered + std::to_string(static_cast<int>(before)) + "; })()", 30s))
-      << browser.error();
+                                                      {"windowsVirtualKeyCode", 39}}));
+  ASSERT_TRUE(
+      browser.WaitUntil(answered + std::to_string(static_cast<int>(before)) + "; })()", 30s));
   const std::optional<TimelineShown> panned = ReadTimeline(browser);
-  ASSERT_TRUE(panned.has_value()) << browser.error();
+  ASSERT_TRUE(panned.has_value());
   EXPECT_GT(panned->from, zoomed->from);
   EXPECT_NEAR(panned->to - panned->from, zoomed->to - zoomed->from, 2000);
 }

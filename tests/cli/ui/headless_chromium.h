@@ -2,8 +2,10 @@
 // (--remote-debugging-pipe: commands in on its fd 3, answers and events
 // out on its fd 4, each a JSON message ended by a NUL byte). For pages
 // that never finish loading, such as the live page's event stream, where
-// --dump-dom either dumps at once or (with a virtual time budget) never:
-// the test opens the page, then asks it questions while it runs.
+// --dump-dom either dumps at once or (with a virtual time budget) never,
+// and for tests that act on a page (a wheel turn, a key press: Call) and
+// read what it shows then: the test opens the page, then asks it
+// questions while it runs.
 #ifndef OPTRACE_TESTS_CLI_UI_HEADLESS_CHROMIUM_H_
 #define OPTRACE_TESTS_CLI_UI_HEADLESS_CHROMIUM_H_
 
@@ -44,12 +46,14 @@ class HeadlessChromium {
   // whether it became true.
   bool WaitUntil(const std::string& expression, std::chrono::milliseconds timeout);
 
- private:
-  // Sends `method` with `params` (to the tab's session when attached)
-  // and waits for its answer's "result"; nullopt on an error or timeout.
+  // Sends `method` with `params` (to the open tab's session when `to_tab`
+  // and attached, else to the browser; an input event, say) and waits for
+  // its answer's "result"; nullopt on an error or timeout.
   std::optional<nlohmann::json> Call(const std::string& method, const nlohmann::json& params,
-                                     bool to_tab, std::chrono::milliseconds timeout);
+                                     bool to_tab = true,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+ private:
   pid_t pid_ = -1;
   int to_browser_ = -1;    // its fd 3
   int from_browser_ = -1;  // its fd 4
