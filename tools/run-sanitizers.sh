@@ -23,7 +23,12 @@ targets=(client_tests daemon_model_tests daemon_storage_tests daemon_config_test
 # asleep; under ThreadSanitizer the drain often keeps pace and never sleeps
 # (7 failures in 10 runs with fe0eb3a's daemon as with today's; the normal
 # build passes it every time).
+# Tests that run a process out of file descriptors on purpose (EMFILE) are
+# left to the normal build too: UBSan's vptr check then reports calls on
+# sound objects ("object has invalid vptr ... memory cannot be printed"),
+# since its probe of the object's memory needs a pipe it cannot open.
 exclude='SlowTailClient|IngestTest.RingPastWatermark'
+exclude+='|ConnectionsPastTheFdLimit|OutOfFileDescriptors|ResumedSegmentNotOpenedYet'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Tests run some programs as other uids, which may not reach a private
