@@ -55,8 +55,8 @@ std::string RenderStatus(const v1::GetStatusResponse& status, std::string_view a
                    status.running_sessions(), status.attached_segments(), status.tails()));
   if (status.stored_sessions_size() > 0) {
     std::string stored;
-    for (const auto& [state, count] : std::map(status.stored_sessions().begin(),
-                                               status.stored_sessions().end())) {
+    for (const auto& [state, count] :
+         std::map(status.stored_sessions().begin(), status.stored_sessions().end())) {
       stored += fmt::format("{}{} {}", stored.empty() ? "" : ", ", count, state);
     }
     line("stored", stored + " sessions in the database");

@@ -120,8 +120,7 @@ void Runtime::SetRequestedLevel(abi::LevelValue level) {
     return;
   }
   uint32_t live = h.level.load(std::memory_order_relaxed);
-  while (live < value &&
-         !h.level.compare_exchange_weak(live, value, std::memory_order_relaxed)) {
+  while (live < value && !h.level.compare_exchange_weak(live, value, std::memory_order_relaxed)) {
   }
 }
 

@@ -49,8 +49,8 @@ DrainLoop::DrainLoop(DrainOptions options, SpanStore* store, std::unique_ptr<Spa
       levels_(std::move(policy), tails, &counters_),
       pipeline_(store, &dictionary_, &counters_,
                 {.max_spans = options_.batch_max_spans, .max_age_ms = options_.batch_max_age_ms}),
-      admission_(AdmissionOptionsOf(options_), reader_.get(), &dictionary_, listener_,
-                 &counters_) {}
+      admission_(AdmissionOptionsOf(options_), reader_.get(), &dictionary_, listener_, &counters_) {
+}
 
 DrainLoop::~DrainLoop() {
   if (thread_.joinable()) {
@@ -148,7 +148,8 @@ void DrainLoop::Run() {
 }
 
 void DrainLoop::TryAttach(const std::string& name) {
-  if (auto admitted = admission_.TryAttach(name, ClockNowNs(CLOCK_MONOTONIC))) Adopt(std::move(*admitted));
+  if (auto admitted = admission_.TryAttach(name, ClockNowNs(CLOCK_MONOTONIC)))
+    Adopt(std::move(*admitted));
 }
 
 void DrainLoop::Adopt(SegmentAdmission::Admitted admitted) {

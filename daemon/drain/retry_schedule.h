@@ -18,7 +18,7 @@ namespace optrace::daemon {
 class RetrySchedule {
  public:
   struct Delays {
-    uint64_t first_ns = 100'000'000;  // after the first failed try
+    uint64_t first_ns = 100'000'000;   // after the first failed try
     uint64_t most_ns = 3'200'000'000;  // the ceiling of the doubling
   };
 

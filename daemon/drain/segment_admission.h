@@ -114,7 +114,8 @@ class SegmentAdmission {
   UidSegmentQuota quota_;
   BoundedNameSet rejected_;  // failed validation or already stored: never retried
   RetrySchedule retry_;      // every name to try again, when
-  std::set<std::string> not_ready_;   // of those, still initialising (removed once its producer is gone)
+  std::set<std::string>
+      not_ready_;  // of those, still initialising (removed once its producer is gone)
   std::set<std::string> unresolved_;  // of those, the store could not say if it is stored
 };
 

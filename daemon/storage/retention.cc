@@ -22,10 +22,14 @@ constexpr int kCheckpointWaitMs = 200;
 // sessions comes last so that a half-done pass never leaves rows without
 // their session.
 constexpr std::pair<const char*, const char*> kSessionTables[] = {
-    {"span_pages", "session_id"},    {"instants", "session_id"},
-    {"op_aggregates", "session_id"}, {"open_halves", "session_id"},
-    {"ring_cursors", "session_id"},  {"keeps", "session_id"},
-    {"listings", "session_id"},      {"session_strings", "session_id"},
+    {"span_pages", "session_id"},
+    {"instants", "session_id"},
+    {"op_aggregates", "session_id"},
+    {"open_halves", "session_id"},
+    {"ring_cursors", "session_id"},
+    {"keeps", "session_id"},
+    {"listings", "session_id"},
+    {"session_strings", "session_id"},
     {"sessions", "id"},
 };
 

@@ -81,8 +81,7 @@ class Retention {
     uint64_t bytes = 0;  // page_bytes
   };
 
-  Retention(SqliteConnection& db, PageTrimmer& trimmer, StringUses& strings,
-            RetentionPolicy policy)
+  Retention(SqliteConnection& db, PageTrimmer& trimmer, StringUses& strings, RetentionPolicy policy)
       : db_(db), trimmer_(trimmer), strings_(strings), policy_(policy) {}
   Status PrepareStatements();
   Result<std::vector<SessionId>> EndedBefore(int64_t cutoff_ns);

@@ -62,10 +62,10 @@ class SqliteSpanStore final : public SpanStore {
   // Takes over the open database and the objects that write it, and
   // starts the writer thread (std::system_error when it cannot).
   SqliteSpanStore(StoreOptions options, std::unique_ptr<SqliteConnection> db,
-                  std::unique_ptr<StringUses> uses, std::unique_ptr<BatchWriter> writer, std::unique_ptr<KeepRecorder> keeps,
-                  std::unique_ptr<KeepTriggers> triggers, std::unique_ptr<PageTrimmer> trimmer,
-                  std::unique_ptr<RollingWindow> window, std::unique_ptr<Retention> retention,
-                  uint64_t db_bytes)
+                  std::unique_ptr<StringUses> uses, std::unique_ptr<BatchWriter> writer,
+                  std::unique_ptr<KeepRecorder> keeps, std::unique_ptr<KeepTriggers> triggers,
+                  std::unique_ptr<PageTrimmer> trimmer, std::unique_ptr<RollingWindow> window,
+                  std::unique_ptr<Retention> retention, uint64_t db_bytes)
       : options_(std::move(options)),
         db_(std::move(db)),
         uses_(std::move(uses)),
@@ -472,9 +472,9 @@ Result<std::unique_ptr<SpanStore>> SpanStore::Open(const StoreOptions& options) 
   if (!bytes.ok()) return bytes.status();
   try {
     return std::unique_ptr<SpanStore>(new SqliteSpanStore(
-        options, std::move(db).value(), std::move(uses).value(), std::move(writer).value(), std::move(keeps).value(),
-        std::move(triggers).value(), std::move(trimmer).value(), std::move(window),
-        std::move(retention), bytes.value()));
+        options, std::move(db).value(), std::move(uses).value(), std::move(writer).value(),
+        std::move(keeps).value(), std::move(triggers).value(), std::move(trimmer).value(),
+        std::move(window), std::move(retention), bytes.value()));
   } catch (const std::system_error& e) {
     return Status::Unavailable(options.db_path + ": cannot start the writer thread: " + e.what());
   }

@@ -11,8 +11,7 @@ Result<std::unique_ptr<StringUses>> StringUses::Create(SqliteConnection& db) {
 
 Status StringUses::PrepareStatements() {
   const std::pair<SqliteStatement*, const char*> statements[] = {
-      {&insert_use_,
-       "INSERT OR IGNORE INTO session_strings(session_id, string_id) VALUES(?, ?)"},
+      {&insert_use_, "INSERT OR IGNORE INTO session_strings(session_id, string_id) VALUES(?, ?)"},
       {&restore_string_, "INSERT OR IGNORE INTO strings(id, text) VALUES(?, ?)"},
       // Served by session_strings' key (the session's strings) and by
       // session_strings_by_string (anyone else's use of each).
