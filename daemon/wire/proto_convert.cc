@@ -23,7 +23,10 @@ void ToProto(const Span& span, SessionId session, const StringLookup& strings, v
   device->set_ordinal(span.device);
   device->set_stream(span.stream);
   out->set_start_unix_ns(span.start_ns);
-  if (const auto duration = KnownDuration(span)) out->set_duration_ns(*duration);
+  if (const auto duration = KnownDuration(span)) {
+    out->set_duration_ns(*duration);
+    out->set_self_ns(SelfNs(span));
+  }
   if (const auto device_ns = KnownDeviceDuration(span)) out->set_device_duration_ns(*device_ns);
   out->set_launch_thread(span.launch_tid);
   out->set_complete_thread(span.complete_tid);
