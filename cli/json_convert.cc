@@ -80,6 +80,7 @@ json ToJson(const v1::Span& span) {
           {"device", ToJson(span.device())},
           {"start_unix_ns", span.start_unix_ns()},
           {"duration_ns", Known(span.has_duration_ns(), span.duration_ns())},
+          {"self_ns", Known(span.has_self_ns(), span.self_ns())},
           {"device_duration_ns", Known(span.has_device_duration_ns(), span.device_duration_ns())},
           {"launch_thread", span.launch_thread()},
           {"complete_thread", span.complete_thread()},

@@ -90,10 +90,10 @@ std::string Stripped(std::string_view text) {
 
 std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_unix_ns, size_t width,
                            const Palette& palette, bool fleet, const SourceTexts* sources) {
-  std::vector<Column> columns = {{"START", Align::kRight},     {"ID", Align::kRight},
-                                 {"NAME", Align::kLeft, true}, {"TAG", Align::kLeft, true},
-                                 {"DEVICE", Align::kLeft},     {"DURATION", Align::kRight},
-                                 {"ON DEVICE", Align::kRight}, {"STATUS", Align::kLeft}};
+  std::vector<Column> columns = {
+      {"START", Align::kRight},    {"ID", Align::kRight},        {"NAME", Align::kLeft, true},
+      {"TAG", Align::kLeft, true}, {"DEVICE", Align::kLeft},     {"DURATION", Align::kRight},
+      {"SELF", Align::kRight},     {"ON DEVICE", Align::kRight}, {"STATUS", Align::kLeft}};
   // Fleet spans: which node and session, right after the time.
   if (fleet) {
     columns.insert(columns.begin() + 1, {{"NODE", Align::kLeft, true}, {"SESSION", Align::kRight}});
@@ -109,6 +109,7 @@ std::string RenderOpsTable(const std::vector<v1::Span>& spans, int64_t start_uni
         span.tag().empty() ? "-" : span.tag(),
         DeviceWord(span.device(), /*with_stream=*/true),
         span.has_duration_ns() ? FormatDuration(span.duration_ns()) : "-",
+        span.has_self_ns() ? FormatDuration(span.self_ns()) : "-",
         span.has_device_duration_ns() ? FormatDuration(span.device_duration_ns()) : "-",
         Cell(std::string(SpanStatusWord(span.status())), ok ? Tone::kPlain : Tone::kProblem)};
     if (fleet) {

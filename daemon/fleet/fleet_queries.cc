@@ -62,6 +62,11 @@ Status ReadSpanFields(RowBinaryReader& reader, Use&& use) {
       target_untrusted = reader.Int<int8_t>();
     } else if constexpr (std::is_same_v<Field, SpanStatus>) {
       status_untrusted = reader.Int<int8_t>();
+    } else if constexpr (how == SpanFieldKind::kSelfDuration) {
+      // The row holds the self time; the span, its children's time. The
+      // duration comes earlier in the row.
+      const uint64_t self_ns = reader.Int<uint64_t>();
+      span.children_ns = span.duration_ns - std::min(self_ns, span.duration_ns);
     } else {
       span.*member = reader.Int<Field>();
     }
@@ -122,7 +127,7 @@ Status FleetQueries::GetStats(const v1::GetStatsRequest& request,
   if (request.session_id() != 0) return NoSessionWithFleet("session_id");
   if (request.threads()) {
     return Status::InvalidArgument(
-        "threads is for one session only: the fleet's rows carry no self time");
+        "threads is for one session only: a busy share is per thread of one process");
   }
   Result<v1::GroupBy> by = ValidGroupBy(request.by());
   if (!by.ok()) return by.status();
@@ -143,6 +148,7 @@ Status FleetQueries::GetStats(const v1::GetStatsRequest& request,
     row.set_count(reader.Int<uint64_t>());
     row.set_ok_count(reader.Int<uint64_t>());
     row.set_total_ns(std::min(reader.Int<uint64_t>(), kMaxAggregateNs));
+    row.set_self_ns(std::min(reader.Int<uint64_t>(), kMaxAggregateNs));
     row.set_min_ns(reader.Int<uint64_t>());
     row.set_max_ns(reader.Int<uint64_t>());
     row.set_p50_ns(reader.Int<uint64_t>());

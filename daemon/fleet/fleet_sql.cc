@@ -97,12 +97,13 @@ std::string GroupKeyExpression(v1::GroupBy by) {
 std::string FleetStatsSql(const std::string& table, const std::string& where, v1::GroupBy by,
                           bool per_node) {
   const std::string node = per_node ? "node, " : "";
-  return "SELECT key, " + node + "count, ok_count, total_ns, min_ns, max_ns, " + NearestRank(50) +
-         ", " + NearestRank(95) + ", " + NearestRank(99) + ", nodes FROM (SELECT " +
-         GroupKeyExpression(by) + " AS key, " + (per_node ? "CAST(node AS String) AS node, " : "") +
-         "count() AS count, countIf(" + kIsOk + ") AS ok_count, sumIf(duration_ns, " + kIsOk +
-         ") AS total_ns, minIf(duration_ns, " + kIsOk + ") AS min_ns, maxIf(duration_ns, " + kIsOk +
-         ") AS max_ns, arraySort(groupArrayIf(duration_ns, " + kIsOk +
+  return "SELECT key, " + node + "count, ok_count, total_ns, self_total_ns, min_ns, max_ns, " +
+         NearestRank(50) + ", " + NearestRank(95) + ", " + NearestRank(99) +
+         ", nodes FROM (SELECT " + GroupKeyExpression(by) + " AS key, " +
+         (per_node ? "CAST(node AS String) AS node, " : "") + "count() AS count, countIf(" + kIsOk +
+         ") AS ok_count, sumIf(duration_ns, " + kIsOk + ") AS total_ns, sumIf(self_ns, " + kIsOk +
+         ") AS self_total_ns, minIf(duration_ns, " + kIsOk + ") AS min_ns, maxIf(duration_ns, " +
+         kIsOk + ") AS max_ns, arraySort(groupArrayIf(duration_ns, " + kIsOk +
          ")) AS d, uniqExact(node) AS nodes FROM " + table + " WHERE " + where + " GROUP BY key" +
          (per_node ? ", node" : "") + ") FORMAT RowBinary";
 }

@@ -28,7 +28,7 @@ std::string GroupKeyExpression(v1::GroupBy by);
 
 // GetStats: one row per group (and node when `per_node`) of the spans of
 // `table` that pass `where`, in RowBinary: key String, [node String,]
-// count, ok_count, total_ns, min_ns, max_ns, p50, p95, p99 (nearest-rank
+// count, ok_count, total_ns, self_ns, min_ns, max_ns, p50, p95, p99 (nearest-rank
 // over the OK durations, as locally: the value at index ceil(q * n) - 1 of
 // the sorted durations), nodes, all UInt64.
 std::string FleetStatsSql(const std::string& table, const std::string& where, v1::GroupBy by,

@@ -337,6 +337,23 @@ Status ClickHouseForwarder::EnsureSchema() {
       return Status::Unavailable("creating the span tables: " + done.status().message());
     }
   }
+  // Tables created by an older optraced: add the columns they lack
+  // (ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS).
+  for (const std::string& table : TablesToUpgrade(options_.tables)) {
+    for (const AddedSpanColumn& column : AddedSpanColumns()) {
+      Result<std::string> has = client_->Query(HasColumnQuery(table, column.name));
+      if (!has.ok()) {
+        return Status::Unavailable("reading the columns of " + table + ": " +
+                                   has.status().message());
+      }
+      if (has.value() != "0\n") continue;
+      Result<std::string> added = client_->Query(AddColumnStatement(table, column));
+      if (!added.ok()) {
+        return Status::Unavailable("adding column " + std::string(column.name) + " to " + table +
+                                   ": " + added.status().message());
+      }
+    }
+  }
   return Status::Ok();
 }
 

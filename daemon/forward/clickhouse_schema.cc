@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "forward/clickhouse_ddl.h"
+#include "forward/sql_text.h"
 
 namespace optrace::daemon {
 namespace {
@@ -82,6 +83,30 @@ std::vector<std::string> SchemaStatements(const SpanTableNames& names) {
     }
   }
   return statements;
+}
+
+std::span<const AddedSpanColumn> AddedSpanColumns() {
+  static constexpr AddedSpanColumn kAdded[] = {{"self_ns", "UInt64 DEFAULT duration_ns"}};
+  return kAdded;
+}
+
+std::vector<std::string> TablesToUpgrade(const SpanTableNames& names) {
+  std::vector<std::string> tables = {names.InsertTable()};
+  if (!names.cluster.empty()) tables.push_back(names.QueryTable());
+  return tables;
+}
+
+std::string HasColumnQuery(const std::string& table, std::string_view column) {
+  const size_t dot = table.find('.');
+  return "SELECT count() FROM system.columns WHERE database = " +
+         SqlString(std::string_view(table).substr(0, dot)) +
+         " AND table = " + SqlString(std::string_view(table).substr(dot + 1)) +
+         " AND name = " + SqlString(column);
+}
+
+std::string AddColumnStatement(const std::string& table, const AddedSpanColumn& column) {
+  return "ALTER TABLE " + table + " ADD COLUMN " + std::string(column.name) + " " +
+         std::string(column.definition);
 }
 
 ClickHouseClient::Settings SchemaSettings() {

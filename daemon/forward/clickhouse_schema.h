@@ -3,6 +3,7 @@
 #ifndef OPTRACE_DAEMON_FORWARD_CLICKHOUSE_SCHEMA_H_
 #define OPTRACE_DAEMON_FORWARD_CLICKHOUSE_SCHEMA_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,26 @@ struct SpanTableNames {
 // server and the Distributed table over the cluster. Each is "IF NOT
 // EXISTS": running them again changes nothing. Thread rules: pure.
 std::vector<std::string> SchemaStatements(const SpanTableNames& names);
+
+// A column of the span table that tables created before it lack.
+struct AddedSpanColumn {
+  std::string_view name;
+  std::string_view definition;  // its type and default, as in spans_table.sql
+};
+
+// The span table's columns added since its first release, oldest first.
+std::span<const AddedSpanColumn> AddedSpanColumns();
+
+// The tables that must hold every column: the insert table, then in a
+// cluster the Distributed table over it.
+std::vector<std::string> TablesToUpgrade(const SpanTableNames& names);
+
+// A query whose answer is "1\n" when `table` ("db.table") has `column`,
+// "0\n" when not. Thread rules: pure.
+std::string HasColumnQuery(const std::string& table, std::string_view column);
+
+// The statement that adds `column` to `table`. Thread rules: pure.
+std::string AddColumnStatement(const std::string& table, const AddedSpanColumn& column);
 
 // The settings the statements need (LowCardinality in ClickHouse 18.16).
 ClickHouseClient::Settings SchemaSettings();

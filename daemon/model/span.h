@@ -84,6 +84,7 @@ enum class SpanFieldKind {
   kTarget,          // the stored abi::TargetKind byte, named or numbered
   kDuration,        // duration_ns: measured when KnownDuration
   kDeviceDuration,  // device_ns: measured when has_device_ns
+  kSelfDuration,    // children_ns: the row holds SelfNs, known when KnownDuration
 };
 template <SpanFieldKind kind>
 using SpanFieldAs = std::integral_constant<SpanFieldKind, kind>;
@@ -108,6 +109,8 @@ void ForEachSpanField(Visit&& visit) {
   visit("launch_thread", SpanFieldAs<kValue>{}, &Span::launch_tid);
   visit("complete_thread", SpanFieldAs<kValue>{}, &Span::complete_tid);
   visit("status", SpanFieldAs<kValue>{}, &Span::status);
+  // Last, so that the columns rows had before self time keep their places.
+  visit("self_ns", SpanFieldAs<kSelfDuration>{}, &Span::children_ns);
 }
 
 // A field whose value is a dictionary string: each writer resolves it the
@@ -122,9 +125,9 @@ struct TargetByte {
   uint8_t kind = 0;
 };
 
-// A duration field: the stored nanoseconds and whether they were measured
+// A duration field: the nanoseconds and whether they were measured
 // (KnownDuration, KnownDeviceDuration); `ns` is what the span holds either
-// way.
+// way (for self_ns, SelfNs: 0 unless the duration is known).
 struct MeasuredNs {
   uint64_t ns = 0;
   bool known = false;
@@ -146,6 +149,8 @@ void VisitSpanFields(const Span& span, Visit&& visit) {
       visit(name, MeasuredNs{value, KnownDuration(span).has_value()});
     } else if constexpr (how == SpanFieldKind::kDeviceDuration) {
       visit(name, MeasuredNs{value, span.has_device_ns});
+    } else if constexpr (how == SpanFieldKind::kSelfDuration) {
+      visit(name, MeasuredNs{SelfNs(span), KnownDuration(span).has_value()});
     } else {
       visit(name, value);
     }

@@ -49,7 +49,12 @@ CREATE TABLE IF NOT EXISTS {database}.{local_table}
     device_duration_ns UInt64,
     launch_thread UInt32,
     complete_thread UInt32,
-    status Enum8('ok' = 1, 'incomplete' = 2, 'complete_without_launch' = 3, 'duplicate' = 4)
+    status Enum8('ok' = 1, 'incomplete' = 2, 'complete_without_launch' = 3, 'duplicate' = 4),
+    -- Its duration less its children's time on its thread. Tables created
+    -- before it get it from optraced (ALTER TABLE ... ADD COLUMN, this
+    -- definition): their rows read their duration, as no children were
+    -- subtracted then.
+    self_ns UInt64 DEFAULT duration_ns
 )
 ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMMDD(toDateTime(intDiv(start_unix_ns, 1000000000)))

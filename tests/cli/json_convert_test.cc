@@ -56,14 +56,18 @@ TEST(JsonConvertTest, Issue16_Durations_ZeroIsANumberUnknownIsNull) {
   v1::Span span;
   span.set_status(v1::SPAN_STATUS_OK);
   span.set_duration_ns(0);
+  span.set_self_ns(0);
   span.set_device_duration_ns(0);
   nlohmann::json j = ToJson(span);
   EXPECT_EQ(j["duration_ns"], 0);
+  EXPECT_EQ(j["self_ns"], 0);
   EXPECT_EQ(j["device_duration_ns"], 0);
   span.clear_duration_ns();
+  span.clear_self_ns();
   span.clear_device_duration_ns();
   j = ToJson(span);
   EXPECT_TRUE(j["duration_ns"].is_null()) << j.dump();
+  EXPECT_TRUE(j["self_ns"].is_null()) << j.dump();
   EXPECT_TRUE(j["device_duration_ns"].is_null()) << j.dump();
 
   v1::LiveEvent event;

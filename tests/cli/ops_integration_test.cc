@@ -1,8 +1,11 @@
 // `optrace ops` against a real daemon: every span once, filters, paging.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "cli_harness.h"
 
@@ -23,13 +26,27 @@ TEST_F(OpsTest, LimitZero_EverySpanOnceInStartOrder) {
   const auto& spans = j["spans"];
   ASSERT_EQ(spans.size(), p.done.at("launches"));
   std::set<uint64_t> ids;
+  // Each span's children on its own thread: their durations, summed.
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> children_ns;
   for (size_t i = 0; i < spans.size(); ++i) {
     EXPECT_TRUE(ids.insert(spans[i]["op_id"].get<uint64_t>()).second);
     EXPECT_EQ(spans[i]["status"], "ok");
     if (i > 0) {
       EXPECT_LE(spans[i - 1]["start_unix_ns"], spans[i]["start_unix_ns"]);
     }
+    children_ns[{spans[i]["parent_op_id"], spans[i]["launch_thread"]}] +=
+        spans[i]["duration_ns"].get<uint64_t>();
   }
+  // Self time: the duration less the children's, never below 0.
+  size_t with_children = 0;
+  for (const auto& span : spans) {
+    const uint64_t duration = span["duration_ns"];
+    const auto it = children_ns.find({span["op_id"], span["launch_thread"]});
+    const uint64_t children = it == children_ns.end() ? 0 : std::min(it->second, duration);
+    with_children += children > 0 ? 1 : 0;
+    EXPECT_EQ(span["self_ns"], duration - children) << span.dump();
+  }
+  EXPECT_GT(with_children, 0u) << "the producer nests inner ops in outer ones";
 }
 
 TEST_F(OpsTest, Filters_OnlyMatchingSpans) {
@@ -55,7 +72,7 @@ TEST_F(OpsTest, DefaultTable_HundredRowsAndAHint) {
   const auto lines = SplitLines(run.out);
   ASSERT_EQ(lines.size(), 102u);
   EXPECT_TRUE(std::regex_match(
-      lines[0], std::regex(" *START +ID +NAME +TAG +DEVICE +DURATION +ON DEVICE +STATUS")))
+      lines[0], std::regex(" *START +ID +NAME +TAG +DEVICE +DURATION +SELF +ON DEVICE +STATUS")))
       << lines[0];
   EXPECT_TRUE(
       std::regex_match(lines[1], std::regex(R"( *\+[0-9.]+ (ns|µs|ms|s) +\d+  start .* ok)")))

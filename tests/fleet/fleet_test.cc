@@ -52,6 +52,7 @@ struct KeyTotals {
   uint64_t count = 0;
   uint64_t ok_count = 0;
   uint64_t total_ns = 0;
+  uint64_t self_ns = 0;
   uint64_t min_ns = UINT64_MAX;
   uint64_t max_ns = 0;
 
@@ -59,6 +60,7 @@ struct KeyTotals {
     count += row.count();
     ok_count += row.ok_count();
     total_ns += row.total_ns();
+    self_ns += row.self_ns();
     if (row.ok_count() > 0) min_ns = std::min(min_ns, row.min_ns());
     max_ns = std::max(max_ns, row.max_ns());
   }
@@ -67,7 +69,7 @@ struct KeyTotals {
 
 std::ostream& operator<<(std::ostream& out, const KeyTotals& t) {
   return out << "{count " << t.count << ", ok " << t.ok_count << ", total " << t.total_ns
-             << ", min " << t.min_ns << ", max " << t.max_ns << "}";
+             << ", self " << t.self_ns << ", min " << t.min_ns << ", max " << t.max_ns << "}";
 }
 
 // One node: a daemon with its own namespace and database that forwards to
@@ -314,6 +316,7 @@ TEST_F(FleetTest, FleetStats_TwoNodes_EqualUnionOfLocalStats) {
       sum.count += totals.count;
       sum.ok_count += totals.ok_count;
       sum.total_ns += totals.total_ns;
+      sum.self_ns += totals.self_ns;
       sum.min_ns = std::min(sum.min_ns, totals.min_ns);
       sum.max_ns = std::max(sum.max_ns, totals.max_ns);
     }

@@ -63,6 +63,17 @@ class ClientTest(t.DaemonTestCase):
         self.assertEqual(len(list(self.client.ops(session.id, limit=95, page_size=40))), 95)
         self.assertEqual([s.op_id for s in self.client.ops(session.id, limit=7)],
                          [s.op_id for s in whole[:7]])
+        # Self time: the duration less the children's that ended inside
+        # it on its thread; a span without children has all of it.
+        parents = {s.parent_op_id for s in paged}
+        less = 0
+        for s in paged:
+            self.assertIsNotNone(s.self_ns)
+            self.assertLessEqual(s.self_ns, s.duration_ns)
+            if s.op_id not in parents:
+                self.assertEqual(s.self_ns, s.duration_ns)
+            less += s.self_ns < s.duration_ns
+        self.assertGreater(less, 0, "outer ops hold inner ones")
 
     def test_Ops_Filters_OnlyMatchingSpans(self):
         report, session = self.run_producer("ops_program.py", 2, 10, 30)

@@ -97,6 +97,7 @@ class SessionExportTest : public ::testing::Test {
       s.parent_op_id = op > 1 ? op - 1 : 0;
       s.start_ns = kStart + static_cast<int64_t>(op) * 1'000'123;
       s.duration_ns = status == SpanStatus::kOk ? 1000 + op * 777 : 0;
+      s.children_ns = s.duration_ns / 3;  // as the correlator leaves it: at most the duration
       // GPU ops measured on the device, a duplicate's 0 ns included; an
       // incomplete one never finished there.
       s.has_device_ns = target == kGpu && status != SpanStatus::kIncomplete;
@@ -335,12 +336,13 @@ TEST_F(SessionExportTest, Csv_HeaderAndOneQuotedRowPerSpan) {
   ASSERT_EQ(rows.size(), spans_.size() + 1);
   EXPECT_EQ(got.bytes.substr(0, got.bytes.find("\r\n")),
             "session_id,op_id,parent_op_id,name,tag,source_location,target,device,stream,"
-            "start_unix_ns,duration_ns,device_duration_ns,launch_thread,complete_thread,status");
+            "start_unix_ns,duration_ns,device_duration_ns,launch_thread,complete_thread,status,"
+            "self_ns");
   for (size_t i = 0; i < spans_.size(); ++i) {
     const Span& s = spans_[i];
     const std::vector<std::string>& row = rows[i + 1];
     SCOPED_TRACE("op " + std::to_string(s.op_id));
-    ASSERT_EQ(row.size(), 15u);
+    ASSERT_EQ(row.size(), 16u);
     EXPECT_EQ(row[0], std::to_string(kSession));
     EXPECT_EQ(row[1], std::to_string(s.op_id));
     EXPECT_EQ(row[2], std::to_string(s.parent_op_id));
@@ -357,6 +359,7 @@ TEST_F(SessionExportTest, Csv_HeaderAndOneQuotedRowPerSpan) {
     EXPECT_EQ(row[12], std::to_string(s.launch_tid));
     EXPECT_EQ(row[13], std::to_string(s.complete_tid));
     EXPECT_EQ(row[14], std::string(SpanStatusName(s.status)));
+    EXPECT_EQ(row[15], s.status == SpanStatus::kOk ? std::to_string(SelfNs(s)) : "");
   }
 }
 
@@ -434,6 +437,15 @@ TEST_F(SessionExportTest, Sqlite_FileWithSessionSpansAndInstantsAsText) {
       std::vector<std::string>{count([](const Span& s) { return s.status != SpanStatus::kOk; })});
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns IS NULL"),
             std::vector<std::string>{count([](const Span& s) { return !s.has_device_ns; })});
+  EXPECT_EQ(QueryColumn(path, "SELECT sum(self_ns) FROM spans"),
+            std::vector<std::string>{std::to_string([&] {
+              uint64_t self = 0;
+              for (const Span& s : spans_) self += SelfNs(s);
+              return self;
+            }())});
+  EXPECT_EQ(
+      QueryColumn(path, "SELECT count(*) FROM spans WHERE self_ns IS NULL"),
+      std::vector<std::string>{count([](const Span& s) { return s.status != SpanStatus::kOk; })});
   EXPECT_EQ(QueryColumn(path, "SELECT count(*) FROM spans WHERE device_duration_ns = 0"),
             std::vector<std::string>{
                 count([](const Span& s) { return s.has_device_ns && s.device_ns == 0; })});

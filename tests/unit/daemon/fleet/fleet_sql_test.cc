@@ -59,6 +59,7 @@ TEST(FleetSqlTest, StatsSql_PerNode_GroupsByNodeAndUsesNearestRank) {
   const std::string sql = FleetStatsSql("db.t", "1", v1::GROUP_BY_TAG, true);
   EXPECT_NE(sql.find("GROUP BY key, node"), std::string::npos) << sql;
   EXPECT_NE(sql.find("d[intDiv(99 * ok_count + 99, 100)]"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("sumIf(self_ns, status = 'ok') AS self_total_ns"), std::string::npos) << sql;
   EXPECT_NE(sql.find("FROM db.t WHERE 1"), std::string::npos) << sql;
 }
 

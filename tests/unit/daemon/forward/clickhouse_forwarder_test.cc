@@ -15,6 +15,7 @@
 #include "api_test_store.h"
 #include "clickhouse_server.h"
 #include "daemon_process.h"
+#include "forward/clickhouse_schema.h"
 #include "forward/row_binary.h"
 #include "store_test_data.h"
 #include "temp_folder.h"
@@ -83,18 +84,24 @@ class ClickHouseForwarderTest : public ::testing::Test {
         kDeadline);
   }
 
-  RowsThere CountRowsThere() {
+  // The server's answer to `sql` ("" after recording a test failure).
+  std::string QueryThere(const std::string& sql, const ClickHouseClient::Settings& settings = {}) {
     ClickHouseEndpoint endpoint;
     endpoint.url = server_->url();
     auto client = ClickHouseClient::Create(endpoint);
     EXPECT_TRUE(client.ok()) << client.status().message();
-    if (!client.ok()) return {};
-    auto answer = client.value()->Query("SELECT count(), uniqExact(session_id, op_id) FROM " +
-                                        tables_.InsertTable() + " WHERE node = '" + kNode +
-                                        "' FORMAT RowBinary");
-    EXPECT_TRUE(answer.ok()) << answer.status().message();
-    if (!answer.ok()) return {};
-    RowBinaryReader reader(answer.value());  // borrows the answer
+    if (!client.ok()) return "";
+    auto answer = client.value()->Query(sql, settings);
+    EXPECT_TRUE(answer.ok()) << sql << ": " << answer.status().message();
+    return answer.ok() ? answer.value() : "";
+  }
+
+  RowsThere CountRowsThere() {
+    const std::string answer =
+        QueryThere("SELECT count(), uniqExact(session_id, op_id) FROM " + tables_.InsertTable() +
+                   " WHERE node = '" + kNode + "' FORMAT RowBinary");
+    if (answer.empty()) return {};
+    RowBinaryReader reader(answer);  // borrows the answer
     RowsThere there;
     there.rows = reader.Int<uint64_t>();
     there.distinct_spans = reader.Int<uint64_t>();
@@ -190,6 +197,37 @@ TEST_F(ClickHouseForwarderTest, ServerDown_SpansStoredMeanwhile_RetriedAndCaught
   const ForwarderStatus status = forwarder->GetStatus();
   EXPECT_EQ(status.last_error, "") << "cleared by the next success";
   EXPECT_EQ(status.spans_lost_to_retention, 0u);
+}
+
+// A table an optraced before self time created: the forwarder adds
+// self_ns; the rows it held read their duration (nothing was subtracted
+// then), the forwarded ones their self time.
+TEST_F(ClickHouseForwarderTest, TableWithoutSelfNs_ColumnAdded_OldRowsReadDurationNewRowsSelf) {
+  for (const std::string& statement : SchemaStatements(tables_)) {
+    QueryThere(statement, SchemaSettings());
+  }
+  QueryThere("ALTER TABLE optrace.spans DROP COLUMN self_ns");
+  ASSERT_EQ(QueryThere(HasColumnQuery("optrace.spans", "self_ns")), "0\n");
+  QueryThere(
+      "INSERT INTO optrace.spans (node, session_id, op_id, start_unix_ns, duration_ns, status) "
+      "VALUES ('older', 9, 1, 1000000000, 700, 'ok')");
+
+  std::vector<Span> spans = testing::SpanRun(1, 1'000'000'000, 300);
+  uint64_t self_sum = 0;
+  for (Span& span : spans) {
+    span.status = SpanStatus::kOk;
+    span.children_ns = span.duration_ns / 4;
+    self_sum += SelfNs(span);
+  }
+  store_.AddSession(testing::MakeSession(1), spans);
+  stored_spans_ += spans.size();
+  auto forwarder = StartForwarder();
+  ASSERT_NE(forwarder, nullptr);
+  ASSERT_TRUE(WaitForwardedAll(*forwarder)) << forwarder->GetStatus().last_error;
+  EXPECT_EQ(QueryThere("SELECT sum(self_ns) FROM optrace.spans WHERE node = '" +
+                       std::string(kNode) + "'"),
+            std::to_string(self_sum) + "\n");
+  EXPECT_EQ(QueryThere("SELECT self_ns FROM optrace.spans WHERE node = 'older'"), "700\n");
 }
 
 }  // namespace

@@ -70,5 +70,23 @@ TEST(ClickHouseSchemaTest, SpanColumns_SameAsTableColumns) {
   EXPECT_EQ(sent.size(), SpanColumns().size()) << "no column twice";
 }
 
+// A column added to older tables gets the definition a new table has, on
+// the insert table and, in a cluster, the Distributed table too.
+TEST(ClickHouseSchemaTest, AddedColumns_DefinedAsInTheTable_EveryTableUpgraded) {
+  const std::string table = SchemaStatements({"d", "t", ""})[1];
+  ASSERT_FALSE(AddedSpanColumns().empty());
+  for (const AddedSpanColumn& column : AddedSpanColumns()) {
+    const std::string line =
+        "    " + std::string(column.name) + " " + std::string(column.definition);
+    EXPECT_TRUE(Contains(table, line + "\n") || Contains(table, line + ",\n")) << line;
+    EXPECT_EQ(AddColumnStatement("d.t", column), "ALTER TABLE d.t ADD COLUMN" + line.substr(3));
+  }
+  EXPECT_EQ(TablesToUpgrade({"d", "t", ""}), (std::vector<std::string>{"d.t"}));
+  EXPECT_EQ(TablesToUpgrade({"d", "t", "c"}), (std::vector<std::string>{"d.t_local", "d.t"}));
+  EXPECT_EQ(HasColumnQuery("d.t", "self_ns"),
+            "SELECT count() FROM system.columns WHERE database = 'd' AND table = 't' AND name = "
+            "'self_ns'");
+}
+
 }  // namespace
 }  // namespace optrace::daemon

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 
 #include "forward/row_binary.h"
@@ -16,7 +17,8 @@ TEST(SpanRowsTest, InsertStatement_NamesEveryColumnInOrder) {
   const std::string sql = SpanInsertStatement("db.t_local");
   EXPECT_EQ(sql.rfind("INSERT INTO db.t_local (node, store_id, page_id, page_index, ", 0), 0u)
       << sql;
-  EXPECT_NE(sql.find("complete_thread, status) FORMAT RowBinary"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("complete_thread, status, self_ns) FORMAT RowBinary"), std::string::npos)
+      << sql;
 }
 
 // The whole column list, as deploy/clickhouse/spans_table.sql orders it:
@@ -26,8 +28,9 @@ TEST(SpanRowsTest, InsertStatement_PageColumnsThenSpanFields_ExactText) {
             "INSERT INTO t (node, store_id, page_id, page_index, session_id, label, pid, uid, "
             "executable, session_start_unix_ns, op_id, parent_op_id, name, tag, "
             "source_location, target, device, stream, start_unix_ns, duration_ns, "
-            "device_duration_ns, launch_thread, complete_thread, status) FORMAT RowBinary");
-  EXPECT_EQ(SpanColumns().size(), 24u);
+            "device_duration_ns, launch_thread, complete_thread, status, self_ns) FORMAT "
+            "RowBinary");
+  EXPECT_EQ(SpanColumns().size(), 25u);
 }
 
 TEST(SpanRowsTest, AppendSpanRow_EveryField_ReadBackInColumnOrder) {
@@ -88,8 +91,20 @@ TEST(SpanRowsTest, AppendSpanRow_EveryField_ReadBackInColumnOrder) {
   EXPECT_EQ(r.Int<uint32_t>(), 11u);
   EXPECT_EQ(r.Int<uint32_t>(), 12u);
   EXPECT_EQ(r.Int<int8_t>(), 2) << "'incomplete'";
+  EXPECT_EQ(r.Int<uint64_t>(), 0u) << "no self time without a duration";
   EXPECT_TRUE(r.AtEnd());
   EXPECT_TRUE(r.status().ok()) << r.status().message();
+
+  // An OK span's self time: its duration less its children's.
+  span.status = SpanStatus::kOk;
+  span.children_ns = 1500;
+  RowBinaryWriter ok_writer;
+  AppendSpanRow({"gpu-node-1", 555, 31, &session, 9}, 5, span, lookup, &ok_writer);
+  const std::string& row = ok_writer.bytes();
+  uint64_t self_ns = 0;
+  ASSERT_GE(row.size(), sizeof self_ns);
+  std::memcpy(&self_ns, row.data() + row.size() - sizeof self_ns, sizeof self_ns);  // little-endian
+  EXPECT_EQ(self_ns, 3500u);
 }
 
 TEST(SpanRowsTest, Malicious_UnknownTargetAndGoneSession_SentAsNoneAndEmpty) {
