@@ -13,6 +13,9 @@
 #     and `optrace ui` each spent per request (from /proc: what the load
 #     of other programs does not inflate); "first" is the page's first
 #     request (the whole session, nothing cached by the page).
+#  3. the session page in headless Chromium (ui_first_render): from
+#     navigation to the timeline's first draw, ROUNDS browsers each with
+#     a new profile, and the page's own weight.
 #   tests/bench/timeline_page.sh [build dir] [rounds]
 set -euo pipefail
 build=${1:-build}
@@ -79,3 +82,10 @@ for zoom in 1 10 100 1000; do
     -v hz="$hz" -v n="$rounds" 'BEGIN {printf "CPU per request: optraced %.0f ms, optrace ui %.0f ms", 1000 * d / hz / n, 1000 * u / hz / n}')
   echo "zoom 1/$zoom: $times ($bytes bytes of JSON; $cpu)"
 done
+
+echo "== the session page in headless Chromium (each round a new browser, nothing cached)"
+if [ -x /usr/bin/chromium ]; then
+  "$build/tests/bench/ui_first_render" "$base/session/3?token=$token" "$rounds"
+else
+  echo "skipped: /usr/bin/chromium is not installed"
+fi

@@ -112,6 +112,11 @@ export function sessionView(context) {
   const picker = el("p", { class: "compare" }, comparePicker(id), " · ",
     el("a", { href: `/live?session=${id}` }, "live ops of this session"));
   const timeline = new Timeline(id);
+  // The timeline asks for its spans at once, beside the session's other
+  // requests (the steps of a long session take the longest), in its place
+  // on the page so that it asks for the width it is drawn at.
+  context.main.replaceChildren(el("h1", {}, `Session ${id}`), timeline.element);
+  timeline.load(null);
   const refresh = async () => {
     let running = false;
     try {
@@ -126,7 +131,6 @@ export function sessionView(context) {
         el("h1", {}, `Session ${session.id}`, el("span", { class: `state state-${session.state}` }, session.state)),
         facts(session), picker, timeline.element, statsSection(stats, by, sort, context.query),
         stepsSection(steps) ?? "");
-      if (timeline.requests === 0) timeline.load(null);
       context.status.textContent = running ? "live: updated every 2 s" : "";
     } catch (error) {
       showError(context.main, error.message);
