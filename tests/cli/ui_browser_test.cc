@@ -19,6 +19,7 @@
 #include <regex>
 
 #include "cli_harness.h"
+#include "ui/browser_fixture.h"
 #include "ui/headless_chromium.h"
 #include "ui/ui_process.h"
 
@@ -28,22 +29,8 @@ namespace {
 using namespace std::chrono_literals;
 using optrace::testing::Subprocess;
 
-constexpr const char* kChromium = "/usr/bin/chromium";
-
-class UiBrowserTest : public CliTest {
+class UiBrowserTest : public BrowserFixture {
  protected:
-  void SetUp() override {
-    if (::access(kChromium, X_OK) != 0) {
-      GTEST_SKIP() << kChromium << " is not installed (apt-get install chromium; "
-                   << "deploy/install-deps.sh installs it)";
-    }
-    CliTest::SetUp();
-    runtime_ = folder_.path() + "/runtime";
-    ASSERT_EQ(::mkdir(runtime_.c_str(), 0700), 0);
-    const char* keep = std::getenv("OPTRACE_UI_SCREENSHOTS");
-    shots_ = keep != nullptr && *keep != '\0' ? keep : folder_.path();
-  }
-
   // Chromium's flags for one headless run of its own profile; the budget
   // lets the page's fetches answer before the DOM or picture is taken.
   std::vector<std::string> Chromium(const std::string& what) {
@@ -81,17 +68,8 @@ class UiBrowserTest : public CliTest {
     return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
   }
 
-  std::string runtime_;
-  std::string shots_;
   int runs_ = 0;
 };
-
-// A PNG, and not one colour: a blank page compresses to a few hundred bytes.
-void ExpectDrawnPng(const std::string& png, const std::string& name) {
-  ASSERT_GE(png.size(), 8u) << name;
-  EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n") << name;
-  EXPECT_GT(png.size(), 20'000u) << name << " looks blank";
-}
 
 TEST_F(UiBrowserTest, SessionsPage_ListsTheSessionJustRecorded) {
   const ProducerRun p = Produce({"--ops", "40"}, "browser-check");
