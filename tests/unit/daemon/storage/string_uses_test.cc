@@ -57,13 +57,19 @@ class StringUsesTest : public ::testing::Test {
   // dictionary's table.
   void Write(const SessionRecord& session, std::vector<Span> spans,
              std::vector<std::pair<StringId, std::string>> new_strings = {}) {
+    const Status written = TryWrite(session, std::move(spans), std::move(new_strings));
+    ASSERT_TRUE(written.ok()) << written.message();
+  }
+
+  // Write's batch, with the writer's outcome.
+  Status TryWrite(const SessionRecord& session, std::vector<Span> spans,
+                  std::vector<std::pair<StringId, std::string>> new_strings = {}) {
     StoreBatch batch;
     batch.sequence = ++sequence_;
     batch.new_strings = std::move(new_strings);
     batch.sessions = {session};
     batch.spans = {{session.id, std::move(spans)}};
-    const Status written = writer_->Write(batch);
-    ASSERT_TRUE(written.ok()) << written.message();
+    return writer_->Write(batch);
   }
 
   // Retention's pass at `now_s`: the strings it removed.
@@ -91,8 +97,7 @@ TEST_F(StringUsesTest, SessionDeleted_StringsOnlyItUsedRemovedSharedOnesKept) {
   Write(MakeSession(1, SessionState::kExited, 10 * kSecond, 100 * kSecond),
         {SpanWith(1, 1, 2, 4), SpanWith(2, 1, 2, 4)},
         {{1, "only_one"}, {2, "shared"}, {3, "only_two"}, {4, "one.py:7"}});
-  Write(MakeSession(2, SessionState::kExited, 20 * kSecond, 500 * kSecond),
-        {SpanWith(3, 3, 2, 0)});
+  Write(MakeSession(2, SessionState::kExited, 20 * kSecond, 500 * kSecond), {SpanWith(3, 3, 2, 0)});
   EXPECT_EQ(StringsRemovedAt(200), 2u) << "session 1 (ended at 100 s) goes";
   EXPECT_EQ(Strings(), (std::vector<std::string>{"2=shared", "3=only_two"}));
   EXPECT_EQ(QueryColumn(path_, "SELECT count(*) FROM session_strings WHERE session_id = 1"),
@@ -117,12 +122,38 @@ TEST_F(StringUsesTest, RemovedIdUsedAgain_TextPutBackWithTheBatch) {
   EXPECT_EQ(StringsRemovedAt(10'000), 0u) << "a running session's strings stay";
 }
 
+// A batch that fails after recording some of its uses (and putting back a
+// removed text) rolls them back with it: written again, every use is
+// recorded and the text is back, as if the failure had not happened.
+TEST_F(StringUsesTest, BatchRolledBackMidway_WrittenAgain_EveryUseRecordedRemovedTextBack) {
+  Write(MakeSession(1, SessionState::kExited, 10 * kSecond, 100 * kSecond), {SpanWith(1, 1, 0, 0)},
+        {{1, "matmul"}});
+  ASSERT_EQ(StringsRemovedAt(200), 1u);
+  // The use of string 2 fails, after the use of 1 put "matmul" back.
+  ASSERT_TRUE(db_->Exec("CREATE TEMP TRIGGER fail_use BEFORE INSERT ON session_strings "
+                        "WHEN NEW.string_id = 2 BEGIN SELECT RAISE(ABORT, 'forced'); END")
+                  .ok());
+  const Status failed = TryWrite(MakeSession(2), {SpanWith(2, 1, 2, 0)}, {{2, "gelu"}});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("forced"), std::string::npos) << failed.message();
+  EXPECT_EQ(Strings(), std::vector<std::string>{}) << "rolled back: nothing put back";
+  EXPECT_EQ(uses_->collected(), 1u) << "the removed text is still held";
+
+  ASSERT_TRUE(db_->Exec("DROP TRIGGER fail_use").ok());
+  Write(MakeSession(2), {SpanWith(2, 1, 2, 0)}, {{2, "gelu"}});
+  EXPECT_EQ(Strings(), (std::vector<std::string>{"1=matmul", "2=gelu"}));
+  EXPECT_EQ(QueryColumn(path_,
+                        "SELECT string_id FROM session_strings WHERE session_id = 2 "
+                        "ORDER BY string_id"),
+            (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(uses_->collected(), 0u);
+}
+
 TEST_F(StringUsesTest, StringsOfADatabaseBeforeUsesWereRecorded_Kept) {
   // What the migration does to strings stored before version 13.
   ASSERT_TRUE(db_->Exec("INSERT INTO strings(id, text) VALUES(7, 'old')").ok());
   ASSERT_TRUE(db_->Exec("INSERT INTO session_strings VALUES(0, 7)").ok());
-  Write(MakeSession(1, SessionState::kExited, 10 * kSecond, 100 * kSecond),
-        {SpanWith(1, 7, 0, 0)});
+  Write(MakeSession(1, SessionState::kExited, 10 * kSecond, 100 * kSecond), {SpanWith(1, 7, 0, 0)});
   EXPECT_EQ(StringsRemovedAt(200), 0u);
   EXPECT_EQ(Strings(), std::vector<std::string>{"7=old"});
 }
