@@ -12,6 +12,7 @@
 #include "export/export_writer.h"
 #include "export/perfetto_trace_writer.h"
 #include "export/sqlite_export_writer.h"
+#include "query/span_time_range.h"
 #include "wire/string_cache.h"
 
 namespace optrace::daemon {
@@ -35,6 +36,67 @@ Result<SpanCounts> CountSpans(SpanReader& reader, SessionId session) {
     counts.not_ok += row.totals.count - std::min(row.totals.ok_count, row.totals.count);
   }
   return counts;
+}
+
+// The same counts for the spans that overlap `range`: one pass over them,
+// reading only the columns that place them.
+Result<SpanCounts> CountSpansIn(SpanReader& reader, SessionId session, const TimeRange& range,
+                                uint64_t longest) {
+  SpanCounts counts;
+  Status read = ForEachSpanOverlapping(
+      reader, session, range, longest,
+      [&](const Span& span) {
+        ++counts.all;
+        if (span.status != SpanStatus::kOk) ++counts.not_ok;
+        return true;
+      },
+      kTimeRangeColumns);
+  if (!read.ok()) return read;
+  return counts;
+}
+
+// What one export covers: the whole session, or the spans that overlap a
+// range (read from `longest` before it) and the instants in it.
+struct ExportScope {
+  std::optional<TimeRange> range;
+  uint64_t longest = 0;
+
+  bool HasInstant(const Instant& instant) const {
+    return !range || (instant.ts_ns >= range->start_ns && instant.ts_ns < range->end_ns);
+  }
+  // Whether no later instant (they come in time order) is in scope.
+  bool PastInstants(const Instant& instant) const {
+    return range && instant.ts_ns >= range->end_ns;
+  }
+};
+
+// The scope of `request` (whose range CheckTimeRange accepted), with the
+// counts of its spans.
+Result<ExportScope> ScopeOf(SpanReader& reader, const v1::ExportRequest& request,
+                            SpanCounts* counts) {
+  ExportScope scope;
+  const SessionId session = request.session_id();
+  if (request.start_unix_ns() == 0 && request.end_unix_ns() == 0) {
+    Result<SpanCounts> all = CountSpans(reader, session);
+    if (!all.ok()) return all.status();
+    *counts = all.value();
+    return scope;
+  }
+  scope.range = TimeRange{.start_ns = request.start_unix_ns(), .end_ns = request.end_unix_ns()};
+  Result<uint64_t> longest = LongestDuration(reader, session);
+  if (!longest.ok()) return longest.status();
+  scope.longest = longest.value();
+  Result<SpanCounts> in_range = CountSpansIn(reader, session, *scope.range, scope.longest);
+  if (!in_range.ok()) return in_range.status();
+  *counts = in_range.value();
+  return scope;
+}
+
+// Visits the spans of `scope`, in stored order, until `visit` returns false.
+Status ForEachSpanIn(SpanReader& reader, SessionId session, const ExportScope& scope,
+                     const SpanReader::SpanVisitor& visit) {
+  if (!scope.range) return reader.ForEachSpan(session, kMinNs, kMaxNs, visit);
+  return ForEachSpanOverlapping(reader, session, *scope.range, scope.longest, visit);
 }
 
 // Where the session's last span ends (its start plus its duration,
@@ -105,6 +167,9 @@ Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
     return Status::InvalidArgument(
         "format is not set: ask for CHROME_JSON, CSV, SQLITE or PERFETTO");
   }
+  if (Status st = CheckTimeRange(request.start_unix_ns(), request.end_unix_ns()); !st.ok()) {
+    return st;
+  }
   const SessionId id = request.session_id();
   Result<SqliteTransaction> snapshot = reader.Snapshot();
   if (!snapshot.ok()) return snapshot.status();
@@ -112,17 +177,19 @@ Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
   if (!found.ok()) return found.status();
   if (!found->has_value()) return Status::NotFound("session " + std::to_string(id) + " not found");
   const SessionRecord& record = found->value();
-  Result<SpanCounts> counts = CountSpans(reader, id);
-  if (!counts.ok()) return counts.status();
+  SpanReader::ScratchScope scratch(reader);
+  SpanCounts counts;
+  Result<ExportScope> scope = ScopeOf(reader, request, &counts);
+  if (!scope.ok()) return scope.status();
 
   StringCache strings(reader);
   ExportBuffer buffer(sink);
   Result<std::unique_ptr<ExportWriter>> made =
-      MakeWriter(reader, request.format(), record, counts.value(), strings, buffer);
+      MakeWriter(reader, request.format(), record, counts, strings, buffer);
   if (!made.ok()) return made.status();
   ExportWriter& writer = *made.value();
 
-  span_count(counts->all);
+  span_count(counts.all);
   Status status = writer.Begin(record);
   if (!status.ok()) return status;
   // Each record may fail (SQLite), may have failed to resolve a string, or
@@ -135,14 +202,16 @@ Status ExportSession(SpanReader& reader, const v1::ExportRequest& request,
     return status.ok();
   };
   uint64_t spans_done = 0;
-  Status read = reader.ForEachSpan(id, kMinNs, kMaxNs, [&](const Span& span) {
+  Status read = ForEachSpanIn(reader, id, scope.value(), [&](const Span& span) {
     buffer.set_spans_done(++spans_done);
     return after_record(writer.AddSpan(span));
   });
   if (!read.ok()) return read;
   if (!status.ok()) return status;
-  read = reader.ForEachInstant(
-      id, [&](const Instant& instant) { return after_record(writer.AddInstant(instant)); });
+  read = reader.ForEachInstant(id, [&](const Instant& instant) {
+    if (scope->PastInstants(instant)) return false;
+    return !scope->HasInstant(instant) || after_record(writer.AddInstant(instant));
+  });
   if (!read.ok()) return read;
   if (!status.ok()) return status;
   status = writer.Finish();

@@ -5,14 +5,12 @@
 #include <string>
 
 #include "model/flat_id_map.h"
+#include "query/span_time_range.h"
 #include "wire/proto_convert.h"
 #include "wire/string_cache.h"
 
 namespace optrace::daemon {
 namespace {
-
-constexpr span_page::ColumnSet kEndColumns =
-    span_page::kStartNs | span_page::kDurationNs | span_page::kStatus;
 
 Status CheckRequest(const v1::GetTimelineRequest& request) {
   if (request.width() == 0 || request.width() > kMaxTimelineWidth) {
@@ -20,27 +18,7 @@ Status CheckRequest(const v1::GetTimelineRequest& request) {
                                    " is not between 1 and " + std::to_string(kMaxTimelineWidth) +
                                    " pixels");
   }
-  if (request.start_unix_ns() == 0 && request.end_unix_ns() == 0) return Status::Ok();
-  if (request.start_unix_ns() < 0) {
-    return Status::InvalidArgument("start_unix_ns " + std::to_string(request.start_unix_ns()) +
-                                   " is negative");
-  }
-  if (request.end_unix_ns() <= request.start_unix_ns()) {
-    return Status::InvalidArgument(
-        "end_unix_ns " + std::to_string(request.end_unix_ns()) + " is not after start_unix_ns " +
-        std::to_string(request.start_unix_ns()) + " (both 0 for the whole session)");
-  }
-  return Status::Ok();
-}
-
-// The longest OK duration of the session, from its op_aggregates (every
-// span it ever stored, so an upper bound for those stored now).
-Result<uint64_t> LongestDuration(SpanReader& reader, SessionId session) {
-  Result<std::vector<OpAggregateRow>> rows = reader.Aggregates(session);
-  if (!rows.ok()) return rows.status();
-  uint64_t longest = 0;
-  for (const OpAggregateRow& row : rows.value()) longest = std::max(longest, row.totals.max_ns);
-  return longest;
+  return CheckTimeRange(request.start_unix_ns(), request.end_unix_ns());
 }
 
 // The latest end of the spans of `session` that start in `starts` (the
@@ -57,7 +35,7 @@ Result<int64_t> LatestEnd(SpanReader& reader, SessionId session, const SpanStart
         }
         return true;
       },
-      kEndColumns);
+      kTimeRangeColumns);
   if (!read.ok()) return read;
   return latest;
 }
@@ -159,12 +137,11 @@ Status GetTimeline(SpanReader& reader, const v1::GetTimelineRequest& request,
   if (!starts || start >= end) return Status::Ok();
 
   TimelineSummary summary(start, end, request.width(), bounds);
-  Status read =
-      reader.ForEachSpanPage(session, ClampToNs(static_cast<__int128>(start) - longest.value()),
-                             end - 1, [&](std::span<const Span> spans) {
-                               for (const Span& span : spans) summary.Add(span);
-                               return true;
-                             });
+  Status read = ForEachSpanOverlapping(reader, session, {.start_ns = start, .end_ns = end},
+                                       longest.value(), [&](const Span& span) {
+                                         summary.Add(span);
+                                         return true;
+                                       });
   if (!read.ok()) return read;
   const TimelineLayout layout = summary.Finish();
   response->set_spans(layout.spans);

@@ -25,11 +25,9 @@ inline constexpr size_t kMaxTimelineStringBytes = 512 * 1024;
 // kMaxTimelineStringBytes (strings past it are given as index 0 and
 // counted in strings_left_out). Every
 // span that overlaps the range is counted, those that started before it
-// included: the read starts one longest-OK-duration of the session (its
-// op_aggregates' max) before the range. All of it reads one snapshot.
+// included (ForEachSpanOverlapping). All of it reads one snapshot.
 // Errors (kInvalidArgument, naming the field): width 0 or above
-// kMaxTimelineWidth; a negative start_unix_ns; end_unix_ns not after
-// start_unix_ns (unless both are 0). The reader's.
+// kMaxTimelineWidth; a range that CheckTimeRange refuses. The reader's.
 // REQUIRES: `reader` belongs to the calling thread and has no snapshot
 // open. Whether the session exists and the caller may see it is checked
 // by the service before.

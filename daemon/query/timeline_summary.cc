@@ -40,15 +40,6 @@ class NestingSweep {
 
 }  // namespace
 
-int64_t ClampToNs(__int128 ns) {
-  return static_cast<int64_t>(std::clamp<__int128>(ns, std::numeric_limits<int64_t>::min(),
-                                                   std::numeric_limits<int64_t>::max()));
-}
-
-int64_t SpanEndNs(const Span& span) {
-  return ClampToNs(static_cast<__int128>(span.start_ns) + KnownDuration(span).value_or(0));
-}
-
 TimelineLaneKey LaneOf(const Span& span) {
   const auto target = static_cast<abi::TargetKind>(span.target);
   if (target == abi::TargetKind::kNone || target == abi::TargetKind::kCpu) {
@@ -87,19 +78,14 @@ TimelineSummary::LaneState* TimelineSummary::LaneFor(const Span& span) {
 }
 
 void TimelineSummary::Add(const Span& span) {
-  const int64_t end = SpanEndNs(span);
-  const bool has_duration = KnownDuration(span).has_value();
-  if (span.start_ns >= end_ns_) return;
-  if (has_duration ? end <= start_ns_ && span.start_ns < start_ns_ : span.start_ns < start_ns_) {
-    return;
-  }
+  if (!SpanOverlaps(span, {.start_ns = start_ns_, .end_ns = end_ns_})) return;
   ++spans_;
   LaneState* lane = LaneFor(span);
   if (lane == nullptr) {
     ++spans_left_out_;
     return;
   }
-  if (!has_duration || span.duration_ns < listing_threshold_ns_) {
+  if (!KnownDuration(span).has_value() || span.duration_ns < listing_threshold_ns_) {
     AddToBucket(*lane, span);
     return;
   }

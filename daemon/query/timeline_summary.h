@@ -12,6 +12,7 @@
 
 #include "model/flat_id_map.h"
 #include "model/span.h"
+#include "query/span_time_range.h"
 
 namespace optrace::daemon {
 
@@ -29,13 +30,6 @@ struct TimelineLaneKey {
 
   auto operator<=>(const TimelineLaneKey&) const = default;
 };
-
-// `ns` clamped to the range of int64_t. Thread rules: pure.
-int64_t ClampToNs(__int128 ns);
-
-// The span's end: its start plus its known duration (its start when it
-// has none), clamped to int64_t (times are data read back from storage).
-int64_t SpanEndNs(const Span& span);
 
 // The lane of `span`. Thread rules: pure.
 TimelineLaneKey LaneOf(const Span& span);

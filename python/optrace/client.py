@@ -478,14 +478,19 @@ class Client:
         """The daemon's health and loss counters: GetStatusResponse."""
         return to_python(self._unary(self._stub.GetStatus, pb.GetStatusRequest()))
 
-    def export(self, session_id, format, path):
+    def export(self, session_id, format, path, *, start_ns=0, end_ns=0):
         """Writes a whole session to the file `path` as "chrome" (trace-event
         JSON for Perfetto UI; "perfetto" and "json" say the same), "csv" or
-        "sqlite". The file appears complete or not at all. Returns the
-        number of spans exported. The file holds the stored spans: a
-        TrimmedSessionWarning says when older ones were trimmed."""
+        "sqlite". With start_ns and end_ns (Unix ns, as timeline() takes
+        them), only the spans that overlap [start_ns, end_ns) and the marks
+        in it; both 0 for the whole session, else 0 <= start_ns < end_ns
+        (InvalidArgumentError otherwise, naming the field). The file
+        appears complete or not at all. Returns the number of spans
+        exported. The file holds the stored spans: a TrimmedSessionWarning
+        says when older ones were trimmed."""
         request = pb.ExportRequest(session_id=session_id,
-                                   format=value_of(_ENUMS["ExportFormat"], format, "format"))
+                                   format=value_of(_ENUMS["ExportFormat"], format, "format"),
+                                   start_unix_ns=start_ns, end_unix_ns=end_ns)
         path = os.fspath(path)
         partial = f"{path}.part{os.getpid()}"
         spans = 0

@@ -1,6 +1,7 @@
 // `optrace export` of a real session in each format, parsed back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -99,6 +100,61 @@ TEST_F(ExportTest, Perfetto_ParsedBackEveryOpASliceOnItsTrackWithItsName) {
   EXPECT_EQ(slices, run_.done.at("launches"));
   EXPECT_EQ(op_ids.size(), slices) << "each op once";
   EXPECT_EQ(launches.size(), device_slices);
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+}
+
+// The op ids of the slices of `trace` (launch instants left out), with
+// their start and end, by op id.
+std::map<std::string, std::pair<int64_t, int64_t>> OpSlices(
+    const optrace::testing::PerfettoTrace& trace) {
+  std::map<std::string, std::pair<int64_t, int64_t>> ops;
+  for (const auto& slice : trace.slices) {
+    if (!slice.instant) ops[slice.args.at("op_id")] = {slice.start_ns, slice.end_ns};
+  }
+  return ops;
+}
+
+TEST_F(ExportTest, Range_FromTo_OnlyTheSpansThatOverlapIt) {
+  const std::string whole_path = folder_.path() + "/whole.pftrace";
+  ASSERT_EQ(Cli({"export", id_, "--format", "perfetto", "-o", whole_path}).exit_code, 0);
+  const auto whole = OpSlices(optrace::testing::ReadPerfettoTrace(ReadFile(whole_path)));
+  std::vector<int64_t> starts;
+  for (const auto& [op, times] : whole) starts.push_back(times.first);
+  std::sort(starts.begin(), starts.end());
+  ASSERT_GE(starts.size(), 3u);
+  const int64_t session_start = run_.session.at("start_unix_ns").get<int64_t>();
+  const int64_t from = starts[starts.size() / 3] + 1;
+  const int64_t to = starts[2 * starts.size() / 3];
+  std::set<std::string> expected;
+  for (const auto& [op, times] : whole) {
+    if (times.first < to && (times.first >= from || times.second > from)) expected.insert(op);
+  }
+  ASSERT_LT(expected.size(), whole.size());
+
+  const std::string path = folder_.path() + "/range.pftrace";
+  const CliRun run = Cli({"export", id_, "--format", "perfetto", "-o", path, "--from",
+                          std::to_string(from - session_start) + "ns", "--to",
+                          std::to_string(to - session_start) + "ns"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("(" + std::to_string(expected.size()) + " spans, "), std::string::npos)
+      << run.out;
+  const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(ReadFile(path));
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  std::set<std::string> got;
+  for (const auto& [op, times] : OpSlices(trace)) {
+    got.insert(op);
+    EXPECT_EQ(times, whole.at(op)) << "op " << op << ": the same times as in the whole session";
+  }
+  EXPECT_EQ(got, expected);
+}
+
+TEST_F(ExportTest, Range_ToNotAfterFrom_UsageErrorAndNothingWritten) {
+  const std::string path = folder_.path() + "/range.csv";
+  const CliRun run =
+      Cli({"export", id_, "--format", "csv", "-o", path, "--from", "2ms", "--to", "1ms"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("is not after --from"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
 }
 

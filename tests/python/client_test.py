@@ -298,6 +298,33 @@ class ClientTest(t.DaemonTestCase):
                                          total)
         self.assertEqual([n for n in os.listdir(self.folder) if ".part" in n], [])
 
+    def test_Export_Range_OnlyTheSpansThatOverlapIt_BadRangeRefused(self):
+        report, session = self.run_producer("ops_program.py", 1, 4, 6)
+        spans = sorted(self.stored_spans(session.id, len(report["ops"])),
+                       key=lambda s: s.start_unix_ns)
+        start = spans[len(spans) // 3].start_unix_ns + 1
+        end = spans[2 * len(spans) // 3].start_unix_ns
+
+        def overlaps(s):
+            if s.start_unix_ns >= end:
+                return False
+            return s.start_unix_ns >= start or (
+                s.status == "ok" and s.start_unix_ns + s.duration_ns > start)
+        expected = {s.op_id for s in spans if overlaps(s)}
+        self.assertTrue(0 < len(expected) < len(spans))
+        path = os.path.join(self.folder, "range.csv")
+        self.assertEqual(
+            self.client.export(session.id, "csv", path, start_ns=start, end_ns=end), len(expected))
+        with open(path, newline="") as f:
+            self.assertEqual({int(row["op_id"]) for row in csv.DictReader(f)}, expected)
+        with self.assertRaises(optrace.InvalidArgumentError) as refused:
+            self.client.export(session.id, "csv", path, start_ns=end, end_ns=start)
+        self.assertIn(f"end_unix_ns {start} is not after start_unix_ns {end}",
+                      str(refused.exception))
+        with self.assertRaises(optrace.InvalidArgumentError) as refused:
+            self.client.export(session.id, "csv", path, start_ns=start)
+        self.assertIn("end_unix_ns is not set", str(refused.exception))
+
     def test_Timeline_WholeThenFirstHalf_EverySpanListedOrSummed(self):
         report, session = self.run_producer("ops_program.py", 2, 30, 250)
         total = len(self.stored_spans(session.id, len(report["ops"])))

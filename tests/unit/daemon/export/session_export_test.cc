@@ -32,6 +32,7 @@ using testing::QueryColumn;
 constexpr SessionId kSession = 5;
 constexpr SessionId kRunningSession = 6;
 constexpr SessionId kBigSession = 7;
+constexpr SessionId kRangeSession = 8;
 constexpr int64_t kStart = 1'780'000'000'000'000'000;
 constexpr int64_t kEnd = kStart + 50'000'000;
 constexpr auto kCpu = static_cast<uint8_t>(abi::TargetKind::kCpu);
@@ -148,10 +149,12 @@ class SessionExportTest : public ::testing::Test {
   }
 
   Status Export(SessionId session, v1::ExportFormat format, Received* got,
-                int refuse_after_chunks = -1) {
+                int refuse_after_chunks = -1, int64_t start_unix_ns = 0, int64_t end_unix_ns = 0) {
     v1::ExportRequest request;
     request.set_session_id(session);
     request.set_format(format);
+    request.set_start_unix_ns(start_unix_ns);
+    request.set_end_unix_ns(end_unix_ns);
     return ExportSession(
         store_.reader(), request,
         [got](uint64_t count) {
@@ -503,6 +506,106 @@ TEST_F(SessionExportTest, BadRequests_UnknownSessionNotFoundBadFormatInvalidArgu
   EXPECT_NE(unknown.message().find("format 17"), std::string::npos);
   EXPECT_TRUE(got.bytes.empty());
   EXPECT_EQ(got.span_count_calls, 0);
+}
+
+// Spans around the range [kStart + 10 ms, kStart + 20 ms): in it, across
+// its edges, a long one from far before it (found by the lookback), and
+// those that only touch it.
+TEST_F(SessionExportTest, Range_OnlyTheSpansThatOverlapItAndTheInstantsInIt_EveryFormat) {
+  constexpr int64_t kFrom = kStart + 10'000'000;
+  constexpr int64_t kTo = kStart + 20'000'000;
+  const StringId name = store_.Intern("op");
+  const auto span = [&](uint64_t op_id, int64_t start, uint64_t duration, SpanStatus status) {
+    Span s;
+    s.op_id = op_id;
+    s.start_ns = start;
+    s.duration_ns = duration;
+    s.status = status;
+    s.name = s.tag = s.srcloc = name;
+    s.target = kCpu;
+    s.launch_tid = s.complete_tid = 100;
+    return s;
+  };
+  const std::vector<Span> spans = {
+      span(1, kStart, 15'000'000, SpanStatus::kOk),             // from before, ends inside: in
+      span(2, kStart + 1'000'000, 9'000'000, SpanStatus::kOk),  // ends at the start: out
+      span(3, kFrom - 5, 0, SpanStatus::kIncomplete),           // no duration, before: out
+      span(4, kFrom, 0, SpanStatus::kOk),                       // 0 ns at the start: in
+      span(5, kFrom + 1'000, 500, SpanStatus::kOk),             // inside: in
+      span(6, kFrom + 2'000, 0, SpanStatus::kIncomplete),       // no duration, inside: in
+      span(7, kTo - 1, 50'000'000, SpanStatus::kOk),            // starts in, ends after: in
+      span(8, kTo, 10, SpanStatus::kOk),                        // starts at the end: out
+      span(9, kTo + 3'000'000, 10, SpanStatus::kOk),            // after: out
+  };
+  const std::vector<std::string> in_range = {"1", "4", "5", "6", "7"};
+  Instant inside = instants_[0];
+  inside.ts_ns = kFrom + 10;
+  Instant at_end = instants_[0];
+  at_end.ts_ns = kTo;
+  Instant before = instants_[1];
+  before.ts_ns = kFrom - 1;
+  store_.AddSession(MakeSession(kRangeSession, SessionState::kExited, kStart, kTo + 10'000'000),
+                    spans, {before, inside, at_end});
+
+  Received csv;
+  Status status = Export(kRangeSession, v1::EXPORT_FORMAT_CSV, &csv, -1, kFrom, kTo);
+  ASSERT_TRUE(status.ok()) << status.message();
+  std::vector<std::string> op_ids;
+  for (const auto& row : ParseCsv(csv.bytes)) op_ids.push_back(row[1]);
+  op_ids.erase(op_ids.begin());  // the header
+  EXPECT_EQ(op_ids, in_range);
+  EXPECT_EQ(csv.span_count, in_range.size());
+  EXPECT_EQ(csv.spans_done.back(), in_range.size());
+
+  Received chrome;
+  status = Export(kRangeSession, v1::EXPORT_FORMAT_CHROME_JSON, &chrome, -1, kFrom, kTo);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const json trace = json::parse(chrome.bytes);
+  std::vector<std::string> json_ops;
+  std::vector<double> instant_times;
+  for (const json& event : trace["traceEvents"]) {
+    if (event.contains("args") && event["args"].contains("op_id")) {
+      json_ops.push_back(event["args"]["op_id"].dump());
+    } else if (event.value("ph", "") == "i" || event.value("ph", "") == "C") {
+      instant_times.push_back(event["ts"].get<double>());
+    }
+  }
+  std::sort(json_ops.begin(), json_ops.end());
+  EXPECT_EQ(json_ops, in_range);
+  EXPECT_EQ(instant_times.size(), 1u) << chrome.bytes.substr(0, 2000);
+  EXPECT_EQ(chrome.span_count, in_range.size());
+
+  const testing::TempFolder temp;
+  ASSERT_EQ(::setenv("TMPDIR", temp.path().c_str(), 1), 0);
+  for (v1::ExportFormat format : {v1::EXPORT_FORMAT_SQLITE, v1::EXPORT_FORMAT_PERFETTO}) {
+    SCOPED_TRACE("format " + std::to_string(format));
+    Received got;
+    status = Export(kRangeSession, format, &got, -1, kFrom, kTo);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_EQ(got.span_count, in_range.size());
+    EXPECT_EQ(got.spans_done.back(), in_range.size());
+  }
+  ::unsetenv("TMPDIR");
+}
+
+TEST_F(SessionExportTest, Malicious_BadRanges_InvalidArgumentNamingTheField) {
+  struct Case {
+    int64_t start, end;
+    std::string field;
+  };
+  for (const Case& c : std::vector<Case>{{-5, 10, "start_unix_ns -5"},
+                                         {5, -10, "end_unix_ns -10"},
+                                         {kStart, 0, "end_unix_ns is not set"},
+                                         {0, kStart, "start_unix_ns is not set"},
+                                         {kStart, kStart, "end_unix_ns " + std::to_string(kStart)},
+                                         {kEnd, kStart, "end_unix_ns " + std::to_string(kStart)}}) {
+    Received got;
+    const Status status = Export(kSession, v1::EXPORT_FORMAT_CSV, &got, -1, c.start, c.end);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << c.field;
+    EXPECT_NE(status.message().find(c.field), std::string::npos) << status.message();
+    EXPECT_TRUE(got.bytes.empty());
+    EXPECT_EQ(got.span_count_calls, 0);
+  }
 }
 
 }  // namespace
