@@ -26,14 +26,17 @@ inline constexpr uint32_t kPacketTrackDescriptor = 60;
 inline constexpr uint32_t kSeqIncrementalStateCleared = 1;
 inline constexpr uint32_t kSeqNeedsIncrementalState = 2;
 
-// TracePacketDefaults
+// TracePacketDefaults and TrackEventDefaults
 inline constexpr uint32_t kDefaultsTimestampClockId = 58;
+inline constexpr uint32_t kDefaultsTrackEvent = 11;
+inline constexpr uint32_t kTrackEventDefaultsTrackUuid = 11;
 
 // ClockSnapshot and ClockSnapshot.Clock
 inline constexpr uint32_t kSnapshotClocks = 1;
 inline constexpr uint32_t kSnapshotPrimaryTraceClock = 2;
 inline constexpr uint32_t kClockId = 1;
 inline constexpr uint32_t kClockTimestamp = 2;
+inline constexpr uint32_t kClockIsIncremental = 3;
 // BuiltinClock
 inline constexpr uint32_t kClockRealtime = 1;
 // The first clock id a writer may define for its own sequence.

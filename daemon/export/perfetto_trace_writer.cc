@@ -62,20 +62,26 @@ void PerfettoTraceWriter::Intern(uint32_t field, uint64_t iid, std::string_view 
 }
 
 Status PerfettoTraceWriter::Begin(const SessionRecord& session) {
-  start_ns_ = session.start_ns;
+  start_ns_ = std::max<int64_t>(0, session.start_ns);
+  delta_clock_ns_ = start_ns_;
   pid_ = static_cast<int32_t>(session.pid);
   std::string& out = buffer_.text();
 
-  // Clock kSessionClockId = 0 at the session's start on REALTIME.
+  // Clocks kSessionClockId and kDeltaClockId = 0 at the session's start on
+  // REALTIME.
   std::string clocks;
   std::string clock;
   AppendVarintField(clock, f::kClockId, f::kClockRealtime);
-  AppendVarintField(clock, f::kClockTimestamp,
-                    static_cast<uint64_t>(std::max<int64_t>(0, start_ns_)));
+  AppendVarintField(clock, f::kClockTimestamp, static_cast<uint64_t>(start_ns_));
   AppendBytesField(clocks, f::kSnapshotClocks, clock);
   clock.clear();
   AppendVarintField(clock, f::kClockId, kSessionClockId);
   AppendVarintField(clock, f::kClockTimestamp, 0);
+  AppendBytesField(clocks, f::kSnapshotClocks, clock);
+  clock.clear();
+  AppendVarintField(clock, f::kClockId, kDeltaClockId);
+  AppendVarintField(clock, f::kClockTimestamp, 0);
+  AppendVarintField(clock, f::kClockIsIncremental, 1);
   AppendBytesField(clocks, f::kSnapshotClocks, clock);
   AppendVarintField(clocks, f::kSnapshotPrimaryTraceClock, f::kClockRealtime);
   std::string packet;
@@ -84,7 +90,8 @@ Status PerfettoTraceWriter::Begin(const SessionRecord& session) {
   AppendVarintField(packet, f::kPacketSequenceFlags, f::kSeqIncrementalStateCleared);
   AppendBytesField(out, f::kTracePacket, packet);
 
-  // Defaults (the session clock) and the debug annotation names.
+  // Defaults (the delta clock, the first track) and the debug annotation
+  // names.
   static constexpr std::pair<AnnotationName, std::string_view> kAnnotationNames[] = {
       {kOpId, "op_id"},
       {kParentOpId, "parent_op_id"},
@@ -95,8 +102,11 @@ Status PerfettoTraceWriter::Begin(const SessionRecord& session) {
       {kLevel, "level"},
   };
   for (const auto& [iid, name] : kAnnotationNames) Intern(f::kInternedAnnotationNames, iid, name);
+  std::string track_defaults;
+  AppendVarintField(track_defaults, f::kTrackEventDefaultsTrackUuid, kDefaultTrackUuid);
   std::string defaults;
-  AppendVarintField(defaults, f::kDefaultsTimestampClockId, kSessionClockId);
+  AppendVarintField(defaults, f::kDefaultsTimestampClockId, kDeltaClockId);
+  AppendBytesField(defaults, f::kDefaultsTrackEvent, track_defaults);
   packet.clear();
   AppendBytesField(packet, f::kPacketDefaults, defaults);
   AppendBytesField(packet, f::kPacketInternedData, interned_);
@@ -175,7 +185,7 @@ uint64_t PerfettoTraceWriter::SpanTrack(const Span& span) {
 void PerfettoTraceWriter::StartEvent(uint32_t type, uint64_t track) {
   event_.Clear();
   event_.PutVarintField(f::kEventType, type);
-  event_.PutVarintField(f::kEventTrackUuid, track);
+  if (track != kDefaultTrackUuid) event_.PutVarintField(f::kEventTrackUuid, track);
 }
 
 void PerfettoTraceWriter::AddName(StringId name, SpanStatus status) {
@@ -221,29 +231,38 @@ void PerfettoTraceWriter::AddWordAnnotation(AnnotationName name, uint64_t key,
                     kWordKeyBase + key, [&] { return word; }));
 }
 
-void PerfettoTraceWriter::AddSpanAnnotations(const Span& span) {
+void PerfettoTraceWriter::AddSpanAnnotations(const Span& span, bool lasts_device_time) {
   AddUintAnnotation(kOpId, span.op_id);
   if (span.parent_op_id != 0) AddUintAnnotation(kParentOpId, span.parent_op_id);
   if (span.tag != 0) AddDictAnnotation(kTag, span.tag);
   if (span.srcloc != 0) AddDictAnnotation(kSrc, span.srcloc);
-  if (span.device_ns != 0) AddUintAnnotation(kDeviceDurationNs, span.device_ns);
+  if (span.device_ns != 0 && !lasts_device_time) {
+    AddUintAnnotation(kDeviceDurationNs, span.device_ns);
+  }
   if (span.status != SpanStatus::kOk) {
     AddWordAnnotation(kStatus, kStatusWords + static_cast<uint8_t>(span.status),
                       SpanStatusName(span.status));
   }
 }
 
-void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns) {
-  // On the session clock unless the time is before the session's start.
-  const __int128 since_start = static_cast<__int128>(unix_ns) - start_ns_;
-  const bool on_session_clock = since_start >= 0;
-  const uint64_t timestamp = on_session_clock
-                                 ? static_cast<uint64_t>(since_start)
-                                 : static_cast<uint64_t>(std::max<int64_t>(0, unix_ns));
+void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns, std::string_view event) {
+  // On the delta clock unless the time is before the last one written on
+  // it; then on the session clock, or REALTIME before the session's start.
   packet_.Clear();
-  packet_.PutVarintField(f::kPacketTimestamp, timestamp);
-  if (!on_session_clock) packet_.PutVarintField(f::kPacketTimestampClockId, f::kClockRealtime);
-  packet_.PutBytesField(f::kPacketTrackEvent, event_.view());
+  if (unix_ns >= delta_clock_ns_) {
+    packet_.PutVarintField(f::kPacketTimestamp,
+                           static_cast<uint64_t>(unix_ns) - static_cast<uint64_t>(delta_clock_ns_));
+    delta_clock_ns_ = unix_ns;
+  } else if (unix_ns >= start_ns_) {
+    packet_.PutVarintField(f::kPacketTimestamp,
+                           static_cast<uint64_t>(unix_ns) - static_cast<uint64_t>(start_ns_));
+    packet_.PutVarintField(f::kPacketTimestampClockId, kSessionClockId);
+  } else {
+    packet_.PutVarintField(f::kPacketTimestamp,
+                           static_cast<uint64_t>(std::max<int64_t>(0, unix_ns)));
+    packet_.PutVarintField(f::kPacketTimestampClockId, f::kClockRealtime);
+  }
+  packet_.PutBytesField(f::kPacketTrackEvent, event);
   packet_.PutVarintField(f::kPacketSequenceId, kSequenceId);
   packet_.PutVarintField(f::kPacketSequenceFlags, f::kSeqNeedsIncrementalState);
   const size_t interned =
@@ -258,9 +277,25 @@ void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns) {
   }
 }
 
-void PerfettoTraceWriter::WriteSliceEnd(uint64_t track, int64_t unix_ns) {
+void PerfettoTraceWriter::WriteQueuedUntil(int64_t unix_ns) {
+  while (!queued_.empty() && queued_.top().unix_ns <= unix_ns) {
+    WriteEventPacket(queued_.top().unix_ns, queued_.top().event);
+    queued_.pop();
+  }
+}
+
+void PerfettoTraceWriter::WriteEventNow(int64_t unix_ns) {
+  WriteQueuedUntil(unix_ns);
+  WriteEventPacket(unix_ns, event_.view());
+}
+
+void PerfettoTraceWriter::QueueEvent(int64_t unix_ns) {
+  queued_.push({.unix_ns = unix_ns, .order = next_order_++, .event = std::string(event_.view())});
+}
+
+void PerfettoTraceWriter::QueueSliceEnd(uint64_t track, int64_t unix_ns) {
   StartEvent(f::kTypeSliceEnd, track);
-  WriteEventPacket(unix_ns);
+  QueueEvent(unix_ns);
 }
 
 Status PerfettoTraceWriter::AddSpan(const Span& span) {
@@ -271,9 +306,9 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
         const uint64_t track = ThreadTrack(HostThread(span));
         StartEvent(f::kTypeSliceBegin, track);
         AddSpanName(span);
-        AddSpanAnnotations(span);
-        WriteEventPacket(span.start_ns);
-        WriteSliceEnd(track, end);
+        AddSpanAnnotations(span, false);
+        WriteEventNow(span.start_ns);
+        QueueSliceEnd(track, end);
         break;
       }
       // The launch on the host, then the device's work, joined by a flow.
@@ -283,7 +318,7 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
       StartEvent(f::kTypeInstant, thread);
       AddSpanName(span);
       event_.PutFixed64Field(f::kEventFlowIds, flow);
-      WriteEventPacket(span.start_ns);
+      WriteEventNow(span.start_ns);
       const bool device_timed = span.device_ns != 0 && span.device_ns <= span.duration_ns;
       // end - device_ns, in 128 bits: both may be near the ends of their
       // ranges; never before the start.
@@ -291,27 +326,27 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
           span.start_ns, static_cast<__int128>(end) - static_cast<__int128>(span.device_ns)));
       StartEvent(f::kTypeSliceBegin, device);
       AddSpanName(span);
-      AddSpanAnnotations(span);
+      AddSpanAnnotations(span, device_timed);
       event_.PutFixed64Field(f::kEventTerminatingFlowIds, flow);
-      WriteEventPacket(device_timed ? device_start : span.start_ns);
-      WriteSliceEnd(device, end);
+      QueueEvent(device_timed ? device_start : span.start_ns);
+      QueueSliceEnd(device, end);
       break;
     }
     case SpanStatus::kIncomplete: {
       const uint64_t track = SpanTrack(span);
       StartEvent(f::kTypeSliceBegin, track);
       AddSpanName(span);
-      AddSpanAnnotations(span);
-      WriteEventPacket(span.start_ns);
-      WriteSliceEnd(track, std::max(span.start_ns, incomplete_end_ns_));
+      AddSpanAnnotations(span, false);
+      WriteEventNow(span.start_ns);
+      QueueSliceEnd(track, std::max(span.start_ns, incomplete_end_ns_));
       break;
     }
     case SpanStatus::kCompleteWithoutLaunch:
     case SpanStatus::kDuplicate:
       StartEvent(f::kTypeInstant, SpanTrack(span));
       AddSpanName(span);
-      AddSpanAnnotations(span);
-      WriteEventPacket(span.start_ns);
+      AddSpanAnnotations(span, false);
+      WriteEventNow(span.start_ns);
       break;
   }
   return Status::Ok();
@@ -321,7 +356,7 @@ Status PerfettoTraceWriter::AddInstant(const Instant& instant) {
   if (static_cast<abi::EventKind>(instant.kind) == abi::EventKind::kCounter) {
     StartEvent(f::kTypeCounter, CounterTrack(instant.name));
     event_.PutVarintField(f::kEventCounterValue, static_cast<uint64_t>(instant.value));
-    WriteEventPacket(instant.ts_ns);
+    WriteEventNow(instant.ts_ns);
     return Status::Ok();
   }
   StartEvent(f::kTypeInstant, ThreadTrack(instant.tid));
@@ -331,10 +366,13 @@ Status PerfettoTraceWriter::AddInstant(const Instant& instant) {
   if (instant.parent_op_id != 0) AddUintAnnotation(kParentOpId, instant.parent_op_id);
   AddWordAnnotation(kLevel, kLevelWords + instant.level,
                     LevelName(static_cast<abi::LevelValue>(instant.level)));
-  WriteEventPacket(instant.ts_ns);
+  WriteEventNow(instant.ts_ns);
   return Status::Ok();
 }
 
-Status PerfettoTraceWriter::Finish() { return Status::Ok(); }
+Status PerfettoTraceWriter::Finish() {
+  WriteQueuedUntil(std::numeric_limits<int64_t>::max());
+  return Status::Ok();
+}
 
 }  // namespace optrace::daemon

@@ -4,8 +4,11 @@
 #define OPTRACE_DAEMON_EXPORT_PERFETTO_TRACE_WRITER_H_
 
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "export/export_buffer.h"
 #include "export/export_writer.h"
@@ -17,14 +20,22 @@ namespace optrace::daemon {
 
 // Writes the session as TracePackets (the fields of Trace.packet, so the
 // export is a Trace message), one packet at a time, all on one packet
-// sequence (kSequenceId):
+// sequence (kSequenceId), in time order as far as the spans come in start
+// order (a slice's end, and a device slice, wait in a queue until the
+// export reaches their time):
 // * The first packet clears the sequence's incremental state and defines
-//   clock kSessionClockId: nanoseconds since the session's start, on
-//   REALTIME, which is the trace's primary clock. Packets are timed on it
-//   (5 bytes for a 34 s session instead of 9 for a Unix time); a time
-//   before the session's start is written as REALTIME instead. Every later
-//   packet that is timed or refers to interned data says
-//   SEQ_NEEDS_INCREMENTAL_STATE.
+//   two clocks on REALTIME, the trace's primary clock: kSessionClockId,
+//   nanoseconds since the session's start, and kDeltaClockId, the same
+//   time delta-encoded (is_incremental: each packet on it gives the time
+//   since the previous one on it). Packets are timed on kDeltaClockId (2
+//   to 4 bytes for most) unless their time is before the last one written
+//   on it (a span stored out of start order, the marks and counters that
+//   come after all spans): then on kSessionClockId, or on REALTIME before
+//   the session's start. Every later packet that is timed or refers to
+//   interned data says SEQ_NEEDS_INCREMENTAL_STATE.
+// * The defaults (TracePacketDefaults) time packets on kDeltaClockId and
+//   put events on kDefaultTrackUuid, the first track described (usually
+//   the main thread's), whose events leave their track out.
 // * Tracks (TrackDescriptor), each announced before its first event: the
 //   session's process (uuid 1, pid and "<executable> (<label>)"), one
 //   thread track per thread ("thread <tid>"), one track per device stream
@@ -44,17 +55,22 @@ namespace optrace::daemon {
 //   launch and duplicate spans are instants; the names of all three say
 //   so ("matmul (incomplete)") and an annotation "status" names it.
 // * Slices and instants carry debug annotations op_id, and where set
-//   parent_op_id, tag, src, device_duration_ns.
+//   parent_op_id, tag, src, and device_duration_ns where the slice's own
+//   length does not already say it (a device slice lasts its device time).
 // * Marks are instants on their thread's track (category "mark",
 //   annotations tag, parent_op_id, level); counters are TYPE_COUNTER
 //   events on their counter track.
+// Memory: besides the strings and tracks, one queued event per slice still
+// open at the export's current time (two for device work not yet begun).
 // Borrows `strings` and `buffer`, which must outlive it. Never fails.
 // Thread rules: one thread at a time.
 class PerfettoTraceWriter final : public ExportWriter {
  public:
   static constexpr uint32_t kSequenceId = 1;
   static constexpr uint32_t kSessionClockId = 64;  // the first sequence-scoped clock id
+  static constexpr uint32_t kDeltaClockId = 65;
   static constexpr uint64_t kProcessTrackUuid = 1;
+  static constexpr uint64_t kDefaultTrackUuid = kProcessTrackUuid + 1;
 
   PerfettoTraceWriter(StringCache& strings, ExportBuffer& buffer, int64_t incomplete_end_ns)
       : strings_(strings), buffer_(buffer), incomplete_end_ns_(incomplete_end_ns) {}
@@ -98,7 +114,9 @@ class PerfettoTraceWriter final : public ExportWriter {
   // or fixed word `word` (key `key`).
   void AddDictAnnotation(AnnotationName name, StringId id);
   void AddWordAnnotation(AnnotationName name, uint64_t key, std::string_view word);
-  void AddSpanAnnotations(const Span& span);
+  // The span's annotations; device_duration_ns only unless
+  // `lasts_device_time` (the slice's own length says it).
+  void AddSpanAnnotations(const Span& span, bool lasts_device_time);
   // The iid of `key` in `iids`; a new key gets iid `next++` and its text
   // (text(), called only then) is interned under InternedData `field`.
   template <typename TextFunction>
@@ -110,10 +128,18 @@ class PerfettoTraceWriter final : public ExportWriter {
     Intern(field, iid, text());
     return iid;
   }
-  // Appends the packet of event_ at `unix_ns`, with the interned entries
-  // collected in interned_, to the export; clears both.
-  void WriteEventPacket(int64_t unix_ns);
-  void WriteSliceEnd(uint64_t track, int64_t unix_ns);
+  // Appends the packet of TrackEvent `event` at `unix_ns`, with the
+  // interned entries collected in interned_ (cleared), to the export.
+  void WriteEventPacket(int64_t unix_ns, std::string_view event);
+  // Writes event_ now, after the queued events due by `unix_ns`.
+  void WriteEventNow(int64_t unix_ns);
+  // Queues event_ for `unix_ns` (at or after the current span's start).
+  void QueueEvent(int64_t unix_ns);
+  // Queues the end of the slice on `track` at `unix_ns`.
+  void QueueSliceEnd(uint64_t track, int64_t unix_ns);
+  // Writes the queued events due by `unix_ns`, earliest first (ties: in
+  // the order queued).
+  void WriteQueuedUntil(int64_t unix_ns);
   // Adds an InternedData entry {iid, text} of `field` to interned_.
   void Intern(uint32_t field, uint64_t iid, std::string_view text);
 
@@ -128,6 +154,19 @@ class PerfettoTraceWriter final : public ExportWriter {
   FlatIdMap<uint64_t> device_tracks_;   // DeviceTrackKey -> uuid
   FlatIdMap<uint64_t> counter_tracks_;  // counter name id -> uuid
   uint64_t next_flow_id_ = 1;
+  int64_t delta_clock_ns_ = 0;  // the last time written on kDeltaClockId, Unix ns
+
+  // An event that waits for its time.
+  struct QueuedEvent {
+    int64_t unix_ns = 0;
+    uint64_t order = 0;  // ties: first queued first
+    std::string event;   // an encoded TrackEvent
+    bool operator>(const QueuedEvent& other) const {
+      return unix_ns != other.unix_ns ? unix_ns > other.unix_ns : order > other.order;
+    }
+  };
+  std::priority_queue<QueuedEvent, std::vector<QueuedEvent>, std::greater<>> queued_;
+  uint64_t next_order_ = 0;
 
   FlatIdMap<uint64_t> name_iids_;      // name id << 2 | status -> iid
   FlatIdMap<uint64_t> category_iids_;  // target, or 256 for marks -> iid

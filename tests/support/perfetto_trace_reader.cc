@@ -18,7 +18,10 @@ struct SequenceState {
   std::map<uint64_t, std::string> annotation_names;
   std::map<uint64_t, std::string> strings;
   std::map<uint32_t, int64_t> clock_offsets;  // clock id -> Unix ns at its 0
+  // Incremental clocks: clock id -> the last time on it (packets give deltas).
+  std::map<uint32_t, int64_t> incremental_clocks;
   uint32_t default_clock = 0;
+  uint64_t default_track = 0;
   bool cleared = false;
 };
 
@@ -60,6 +63,7 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
   out.packets = static_cast<size_t>(trace.packet_size());
   std::map<uint32_t, SequenceState> sequences;
   std::map<uint64_t, std::vector<size_t>> open;  // track -> indexes of open slices
+  std::optional<int64_t> last_event_ts;
   for (int i = 0; i < trace.packet_size(); ++i) {
     const pm::TracePacket& packet = trace.packet(i);
     const std::string where = "packet " + std::to_string(i) + ": ";
@@ -77,6 +81,7 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
     if (needs && !seq.cleared) errors->push_back(where + "needs incremental state never cleared");
     if (packet.has_trace_packet_defaults()) {
       seq.default_clock = packet.trace_packet_defaults().timestamp_clock_id();
+      seq.default_track = packet.trace_packet_defaults().track_event_defaults().track_uuid();
     }
     if (packet.has_interned_data()) {
       const pm::InternedData& data = packet.interned_data();
@@ -94,6 +99,13 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
       for (const auto& clock : packet.clock_snapshot().clocks()) {
         seq.clock_offsets[clock.clock_id()] =
             realtime.value_or(0) - static_cast<int64_t>(clock.timestamp());
+        if (clock.is_incremental() && clock.clock_id() < 64) {
+          errors->push_back(where + "builtin clock " + std::to_string(clock.clock_id()) +
+                            " marked incremental");
+        }
+        if (clock.is_incremental()) {
+          seq.incremental_clocks[clock.clock_id()] = static_cast<int64_t>(clock.timestamp());
+        }
       }
       if (packet.clock_snapshot().primary_trace_clock() != pm::BUILTIN_CLOCK_REALTIME) {
         errors->push_back(where + "primary trace clock is not REALTIME");
@@ -136,11 +148,18 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
     if (offset == seq.clock_offsets.end()) {
       errors->push_back(where + "clock " + std::to_string(clock) + " is not defined");
     }
-    const int64_t ts = static_cast<int64_t>(packet.timestamp()) +
-                       (offset == seq.clock_offsets.end() ? 0 : offset->second);
-    const auto track = out.tracks.find(event.track_uuid());
+    int64_t on_clock = static_cast<int64_t>(packet.timestamp());
+    if (const auto incremental = seq.incremental_clocks.find(clock);
+        incremental != seq.incremental_clocks.end()) {
+      on_clock = incremental->second += on_clock;  // a delta from the last time on it
+    }
+    const int64_t ts = on_clock + (offset == seq.clock_offsets.end() ? 0 : offset->second);
+    if (last_event_ts && ts < *last_event_ts) ++out.events_out_of_time_order;
+    last_event_ts = ts;
+    const uint64_t track_uuid = event.has_track_uuid() ? event.track_uuid() : seq.default_track;
+    const auto track = out.tracks.find(track_uuid);
     if (track == out.tracks.end()) {
-      errors->push_back(where + "event on undescribed track " + std::to_string(event.track_uuid()));
+      errors->push_back(where + "event on undescribed track " + std::to_string(track_uuid));
       continue;
     }
     if ((event.type() == pm::TrackEvent::TYPE_COUNTER) != track->second.counter) {
@@ -155,7 +174,7 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
       case pm::TrackEvent::TYPE_SLICE_BEGIN:
       case pm::TrackEvent::TYPE_INSTANT: {
         PerfettoSlice slice;
-        slice.track = event.track_uuid();
+        slice.track = track_uuid;
         slice.start_ns = slice.end_ns = ts;
         slice.instant = event.type() == pm::TrackEvent::TYPE_INSTANT;
         slice.name = event.has_name_iid()
@@ -184,7 +203,7 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
         break;
       }
       case pm::TrackEvent::TYPE_SLICE_END: {
-        std::vector<size_t>& stack = open[event.track_uuid()];
+        std::vector<size_t>& stack = open[track_uuid];
         if (stack.empty()) {
           errors->push_back(where + "SLICE_END without a BEGIN on its track");
           break;
@@ -196,7 +215,7 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
         break;
       }
       case pm::TrackEvent::TYPE_COUNTER:
-        out.counters.push_back({event.track_uuid(), ts, event.counter_value()});
+        out.counters.push_back({track_uuid, ts, event.counter_value()});
         break;
       default:
         errors->push_back(where + "event without a type");

@@ -1,7 +1,9 @@
 // Reads a Perfetto trace written by the Perfetto export back, with the
 // schema in proto/perfetto_minimal, the way a trace reader must: interned
 // data and tracks resolved in order on their packet sequence, slices
-// paired per track, clocks applied.
+// paired per track, clocks applied (incremental ones as deltas from the
+// last time on them), the defaults' clock and track used where a packet
+// or event leaves them out.
 #ifndef OPTRACE_TESTS_SUPPORT_PERFETTO_TRACE_READER_H_
 #define OPTRACE_TESTS_SUPPORT_PERFETTO_TRACE_READER_H_
 
@@ -49,6 +51,8 @@ struct PerfettoTrace {
   std::vector<PerfettoSlice> slices;  // in the order they begin in the file
   std::vector<PerfettoCounterValue> counters;
   size_t packets = 0;
+  // Event packets timed before the event packet written before them.
+  size_t events_out_of_time_order = 0;
   std::vector<std::string> errors;
 };
 

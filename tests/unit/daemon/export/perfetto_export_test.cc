@@ -206,7 +206,8 @@ TEST_F(PerfettoExportTest, EverySpanOnItsTrackWithNamesTimesAndAnnotations) {
         // The device's own time, and a flow from the launch on the host.
         EXPECT_EQ(e.start_ns,
                   span.device_ns != 0 ? end - static_cast<int64_t>(span.device_ns) : span.start_ns);
-        EXPECT_EQ(e.args.count("device_duration_ns"), span.device_ns != 0 ? 1u : 0u);
+        // The device time is the slice's own length, not repeated as an annotation.
+        EXPECT_EQ(e.args.count("device_duration_ns"), 0u);
         ASSERT_EQ(e.terminating_flow_ids.size(), 1u);
         {
           const auto launch =
@@ -302,6 +303,65 @@ TEST_F(PerfettoExportTest, EachTextWrittenOnce) {
       ++count;
     }
     EXPECT_EQ(count, 1u) << text;
+  }
+}
+
+// Spans stored in start order (nested on two threads, device work with
+// and without a device time that fits): every event packet is written in
+// time order on the delta clock, and the times decode exactly.
+TEST(PerfettoExportTimesTest, InStartOrder_EventsInTimeOrderAndTimesExact) {
+  ApiTestStore store;
+  const StringId name = store.Intern("op");
+  std::vector<Span> spans;
+  int64_t at = kStart + 17;
+  for (uint64_t step = 0; step < 200; ++step) {
+    const auto add = [&](uint8_t target, uint32_t tid, int64_t start, uint64_t duration,
+                         uint64_t device_ns) {
+      Span s;
+      s.op_id = spans.size() + 1;
+      s.start_ns = start;
+      s.duration_ns = duration;
+      s.device_ns = device_ns;
+      s.name = name;
+      s.target = target;
+      s.stream = 7;
+      s.launch_tid = s.complete_tid = tid;
+      s.status = SpanStatus::kOk;
+      spans.push_back(s);
+    };
+    // A parent, a child that starts with it, a GPU launch inside it, a
+    // span of 0 ns, and a second thread's span that overlaps them in time.
+    add(kCpu, 100, at, 9'000 + step, 0);
+    add(kCpu, 100, at, 1'000, 0);
+    add(kGpu, 100, at + 2'000, 3'000, step % 2 == 0 ? 1'500 : 4'000);
+    add(kCpu, 101, at + 2'500, 0, 0);
+    add(kCpu, 101, at + 2'600, 7'000, 0);
+    at += 10'000 + static_cast<int64_t>(step * 37);
+  }
+  store.AddSession(MakeSession(kSession, SessionState::kExited, kStart, at), spans);
+  const PerfettoTrace trace =
+      ReadPerfettoTrace(Export(store.reader(), kSession, v1::EXPORT_FORMAT_PERFETTO));
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  EXPECT_EQ(trace.events_out_of_time_order, 0u);
+  std::map<std::string, const PerfettoSlice*> slices;  // op id -> its (device) slice
+  for (const PerfettoSlice& slice : trace.slices) {
+    if (!slice.instant) slices[slice.args.at("op_id")] = &slice;
+  }
+  ASSERT_EQ(slices.size(), spans.size());
+  for (const Span& span : spans) {
+    SCOPED_TRACE("op " + std::to_string(span.op_id));
+    const PerfettoSlice& slice = *slices.at(std::to_string(span.op_id));
+    const int64_t end = span.start_ns + static_cast<int64_t>(span.duration_ns);
+    EXPECT_EQ(slice.end_ns, end);
+    if (span.target == kCpu) {
+      EXPECT_EQ(slice.start_ns, span.start_ns);
+    } else if (span.device_ns <= span.duration_ns) {
+      EXPECT_EQ(slice.start_ns, end - static_cast<int64_t>(span.device_ns));
+      EXPECT_EQ(slice.args.count("device_duration_ns"), 0u);
+    } else {  // a device time longer than the span: the whole span, the time annotated
+      EXPECT_EQ(slice.start_ns, span.start_ns);
+      EXPECT_EQ(slice.args.at("device_duration_ns"), std::to_string(span.device_ns));
+    }
   }
 }
 
