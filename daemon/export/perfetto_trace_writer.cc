@@ -277,10 +277,36 @@ void PerfettoTraceWriter::WriteEventPacket(int64_t unix_ns, std::string_view eve
   }
 }
 
+std::optional<uint64_t> PerfettoTraceWriter::QueueKey(int64_t unix_ns, uint32_t rank) const {
+  const __int128 offset = static_cast<__int128>(unix_ns) - start_ns_ + kQueueSpanNs;
+  if (offset < 0 || offset >= 2 * static_cast<__int128>(kQueueSpanNs)) return std::nullopt;
+  return (static_cast<uint64_t>(offset) << 2) | rank;
+}
+
+void PerfettoTraceWriter::WriteSliceEnd(uint64_t track, int64_t unix_ns) {
+  end_event_.Clear();
+  end_event_.PutVarintField(f::kEventType, f::kTypeSliceEnd);
+  if (track != kDefaultTrackUuid) end_event_.PutVarintField(f::kEventTrackUuid, track);
+  WriteEventPacket(unix_ns, end_event_.view());
+}
+
+void PerfettoTraceWriter::WriteQueued(const TimedEvent& event) {
+  const auto unix_ns =
+      static_cast<int64_t>(static_cast<__int128>(event.key >> 2) + start_ns_ - kQueueSpanNs);
+  if ((event.key & 3) != kEventRank) return WriteSliceEnd(event.payload, unix_ns);
+  const auto slot = static_cast<uint32_t>(event.payload);
+  WriteEventPacket(unix_ns, event_slots_[slot]);
+  free_slots_.push_back(slot);
+}
+
 void PerfettoTraceWriter::WriteQueuedUntil(int64_t unix_ns) {
-  while (!queued_.empty() && queued_.top().unix_ns <= unix_ns) {
-    WriteEventPacket(queued_.top().unix_ns, queued_.top().event);
-    queued_.pop();
+  // Before the queue's times: nothing is due; past them: everything.
+  if (static_cast<__int128>(unix_ns) < static_cast<__int128>(start_ns_) - kQueueSpanNs) return;
+  const uint64_t due = QueueKey(unix_ns, 3).value_or(std::numeric_limits<uint64_t>::max());
+  while (!queued_.empty() && queued_.earliest().key <= due) {
+    const TimedEvent next = queued_.earliest();
+    queued_.PopEarliest();
+    WriteQueued(next);
   }
 }
 
@@ -290,12 +316,24 @@ void PerfettoTraceWriter::WriteEventNow(int64_t unix_ns) {
 }
 
 void PerfettoTraceWriter::QueueEvent(int64_t unix_ns) {
-  queued_.push({.unix_ns = unix_ns, .order = next_order_++, .event = std::string(event_.view())});
+  const std::optional<uint64_t> key = QueueKey(unix_ns, kEventRank);
+  if (!key) return WriteEventPacket(unix_ns, event_.view());
+  uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(event_slots_.size());
+    event_slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  event_slots_[slot].assign(event_.view());
+  queued_.Push({.key = *key, .payload = slot});
 }
 
-void PerfettoTraceWriter::QueueSliceEnd(uint64_t track, int64_t unix_ns) {
-  StartEvent(f::kTypeSliceEnd, track);
-  QueueEvent(unix_ns);
+void PerfettoTraceWriter::QueueSliceEnd(uint64_t track, int64_t unix_ns, uint32_t rank) {
+  const std::optional<uint64_t> key = QueueKey(unix_ns, rank);
+  if (!key) return WriteSliceEnd(track, unix_ns);
+  queued_.Push({.key = *key, .payload = track});
 }
 
 Status PerfettoTraceWriter::AddSpan(const Span& span) {
@@ -328,8 +366,14 @@ Status PerfettoTraceWriter::AddSpan(const Span& span) {
       AddSpanName(span);
       AddSpanAnnotations(span, device_timed);
       event_.PutFixed64Field(f::kEventTerminatingFlowIds, flow);
-      QueueEvent(device_timed ? device_start : span.start_ns);
-      QueueSliceEnd(device, end);
+      const int64_t device_begin = device_timed ? device_start : span.start_ns;
+      if (!QueueKey(end, kEndRank)) {  // past the queue's times: the slice now, in order
+        WriteEventPacket(device_begin, event_.view());
+        WriteSliceEnd(device, end);
+        break;
+      }
+      QueueEvent(device_begin);
+      QueueSliceEnd(device, end, device_begin == end ? kOwnEndRank : kEndRank);
       break;
     }
     case SpanStatus::kIncomplete: {

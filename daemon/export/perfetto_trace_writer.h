@@ -4,14 +4,14 @@
 #define OPTRACE_DAEMON_EXPORT_PERFETTO_TRACE_WRITER_H_
 
 #include <cstdint>
-#include <functional>
-#include <queue>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "export/export_buffer.h"
 #include "export/export_writer.h"
+#include "export/time_ordered_events.h"
 #include "model/flat_id_map.h"
 #include "wire/proto_wire.h"
 #include "wire/string_cache.h"
@@ -135,11 +135,14 @@ class PerfettoTraceWriter final : public ExportWriter {
   void WriteEventNow(int64_t unix_ns);
   // Queues event_ for `unix_ns` (at or after the current span's start).
   void QueueEvent(int64_t unix_ns);
-  // Queues the end of the slice on `track` at `unix_ns`.
-  void QueueSliceEnd(uint64_t track, int64_t unix_ns);
-  // Writes the queued events due by `unix_ns`, earliest first (ties: in
-  // the order queued).
+  // Queues the end of the slice on `track` at `unix_ns`, of `rank`.
+  void QueueSliceEnd(uint64_t track, int64_t unix_ns, uint32_t rank = kEndRank);
+  // Writes the queued events due by `unix_ns`, earliest first.
   void WriteQueuedUntil(int64_t unix_ns);
+  // Writes queued event `event`.
+  void WriteQueued(const TimedEvent& event);
+  // Writes the end of the slice on `track` at `unix_ns` now.
+  void WriteSliceEnd(uint64_t track, int64_t unix_ns);
   // Adds an InternedData entry {iid, text} of `field` to interned_.
   void Intern(uint32_t field, uint64_t iid, std::string_view text);
 
@@ -156,17 +159,25 @@ class PerfettoTraceWriter final : public ExportWriter {
   uint64_t next_flow_id_ = 1;
   int64_t delta_clock_ns_ = 0;  // the last time written on kDeltaClockId, Unix ns
 
-  // An event that waits for its time.
-  struct QueuedEvent {
-    int64_t unix_ns = 0;
-    uint64_t order = 0;  // ties: first queued first
-    std::string event;   // an encoded TrackEvent
-    bool operator>(const QueuedEvent& other) const {
-      return unix_ns != other.unix_ns ? unix_ns > other.unix_ns : order > other.order;
-    }
-  };
-  std::priority_queue<QueuedEvent, std::vector<QueuedEvent>, std::greater<>> queued_;
-  uint64_t next_order_ = 0;
+  // Events waiting for their time: slice ends (payload: the track uuid; ranked
+  // before the events of their time, but for the end of a slice of no
+  // length whose begin waits too, ranked after it) and device slice begins
+  // (payload: their slot in event_slots_). Keys: (time - the session's
+  // start + kQueueSpanNs) << 2 | rank, for times within kQueueSpanNs (73
+  // years) of the session's start; an event outside is written at once
+  // (on a fallback clock: it is out of time order anyway).
+  static constexpr uint32_t kEndRank = 0;
+  static constexpr uint32_t kEventRank = 1;
+  static constexpr uint32_t kOwnEndRank = 2;
+  static constexpr int64_t kQueueSpanNs = int64_t{1} << 61;
+  // The queue key of `rank` at `unix_ns`; nullopt outside the keys' range.
+  std::optional<uint64_t> QueueKey(int64_t unix_ns, uint32_t rank) const;
+  TimeOrderedEvents queued_;
+  // Encoded TrackEvents of the queued begins; a written one's slot (and
+  // its string's capacity) serves the next, so that queueing allocates
+  // only while the queue grows.
+  std::vector<std::string> event_slots_;
+  std::vector<uint32_t> free_slots_;
 
   FlatIdMap<uint64_t> name_iids_;      // name id << 2 | status -> iid
   FlatIdMap<uint64_t> category_iids_;  // target, or 256 for marks -> iid
@@ -189,11 +200,12 @@ class PerfettoTraceWriter final : public ExportWriter {
                 kMaxEventBytes);
 
   // Scratch, reused from packet to packet.
-  proto_wire::BoundedMessage<kMaxEventBytes> event_;    // the TrackEvent being built
-  proto_wire::BoundedMessage<kMaxPacketBytes> packet_;  // its packet
-  std::string interned_;                                // InternedData entries for the next packet
-  std::string descriptor_;                              // a TrackDescriptor
-  std::string nested_;                                  // a descriptor's nested message
+  proto_wire::BoundedMessage<kMaxEventBytes> event_;      // the TrackEvent being built
+  proto_wire::BoundedMessage<kMaxEventBytes> end_event_;  // a queued slice end, as written
+  proto_wire::BoundedMessage<kMaxPacketBytes> packet_;    // its packet
+  std::string interned_;    // InternedData entries for the next packet
+  std::string descriptor_;  // a TrackDescriptor
+  std::string nested_;      // a descriptor's nested message
 };
 
 }  // namespace optrace::daemon
