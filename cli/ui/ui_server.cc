@@ -4,6 +4,7 @@
 
 #include "ui/ui_api.h"
 #include "ui/ui_diff.h"
+#include "ui/ui_export.h"
 #include "ui/ui_live.h"
 #include "ui/ui_pages.h"
 #include "ui/ui_token.h"
@@ -35,6 +36,7 @@ UiHandler::UiHandler(UiAccess access, Connection& connection)
   AddUiPageRoutes(router_);
   AddUiApiRoutes(router_, connection);
   AddUiLiveRoutes(router_, connection);
+  AddUiExportRoutes(router_, connection);
   AddUiDiffRoutes(router_, connection);
 }
 

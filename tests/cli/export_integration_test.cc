@@ -103,21 +103,11 @@ TEST_F(ExportTest, Perfetto_ParsedBackEveryOpASliceOnItsTrackWithItsName) {
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
 }
 
-// The op ids of the slices of `trace` (launch instants left out), with
-// their start and end, by op id.
-std::map<std::string, std::pair<int64_t, int64_t>> OpSlices(
-    const optrace::testing::PerfettoTrace& trace) {
-  std::map<std::string, std::pair<int64_t, int64_t>> ops;
-  for (const auto& slice : trace.slices) {
-    if (!slice.instant) ops[slice.args.at("op_id")] = {slice.start_ns, slice.end_ns};
-  }
-  return ops;
-}
-
 TEST_F(ExportTest, Range_FromTo_OnlyTheSpansThatOverlapIt) {
   const std::string whole_path = folder_.path() + "/whole.pftrace";
   ASSERT_EQ(Cli({"export", id_, "--format", "perfetto", "-o", whole_path}).exit_code, 0);
-  const auto whole = OpSlices(optrace::testing::ReadPerfettoTrace(ReadFile(whole_path)));
+  const auto whole =
+      optrace::testing::OpSliceTimes(optrace::testing::ReadPerfettoTrace(ReadFile(whole_path)));
   std::vector<int64_t> starts;
   for (const auto& [op, times] : whole) starts.push_back(times.first);
   std::sort(starts.begin(), starts.end());
@@ -125,10 +115,7 @@ TEST_F(ExportTest, Range_FromTo_OnlyTheSpansThatOverlapIt) {
   const int64_t session_start = run_.session.at("start_unix_ns").get<int64_t>();
   const int64_t from = starts[starts.size() / 3] + 1;
   const int64_t to = starts[2 * starts.size() / 3];
-  std::set<std::string> expected;
-  for (const auto& [op, times] : whole) {
-    if (times.first < to && (times.first >= from || times.second > from)) expected.insert(op);
-  }
+  const std::set<std::string> expected = optrace::testing::OpsOverlapping(whole, from, to);
   ASSERT_LT(expected.size(), whole.size());
 
   const std::string path = folder_.path() + "/range.pftrace";
@@ -141,7 +128,7 @@ TEST_F(ExportTest, Range_FromTo_OnlyTheSpansThatOverlapIt) {
   const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(ReadFile(path));
   for (const std::string& error : trace.errors) ADD_FAILURE() << error;
   std::set<std::string> got;
-  for (const auto& [op, times] : OpSlices(trace)) {
+  for (const auto& [op, times] : optrace::testing::OpSliceTimes(trace)) {
     got.insert(op);
     EXPECT_EQ(times, whole.at(op)) << "op " << op << ": the same times as in the whole session";
   }

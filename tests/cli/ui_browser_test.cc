@@ -19,6 +19,7 @@
 #include <regex>
 
 #include "cli_harness.h"
+#include "perfetto_trace_reader.h"
 #include "ui/browser_fixture.h"
 #include "ui/headless_chromium.h"
 #include "ui/ui_process.h"
@@ -201,6 +202,32 @@ TEST_F(UiBrowserTest, SessionTimeline_DrawsEverySpanZoomAndPanAskTheServerAgain)
   EXPECT_LT(zoomed->to, whole->to);
   EXPECT_LT(zoomed->spans, launches) << "the server answered for the narrower range";
   EXPECT_GT(zoomed->drawn, 0);
+
+  // The "Perfetto trace" button, fetched as the browser follows it (with
+  // the page's cookie): the native trace of the range shown, holding the
+  // spans the timeline counted in it and no other.
+  const auto downloaded = browser.Evaluate(
+      "(async () => { const a = document.getElementById('timeline-export');"
+      " const r = await fetch(a.href);"
+      " return [r.status, r.headers.get('content-disposition'), a.getAttribute('download'),"
+      " Array.from(new Uint8Array(await r.arrayBuffer()))]; })()");
+  ASSERT_TRUE(downloaded && downloaded->is_array() && downloaded->size() == 4);
+  EXPECT_EQ((*downloaded)[0], 200);
+  const std::string file = "session-" + std::to_string(p.session_id) + ".pftrace";
+  EXPECT_EQ((*downloaded)[1], "attachment; filename=\"" + file + "\"");
+  EXPECT_EQ((*downloaded)[2], file);
+  std::string bytes;
+  for (const auto& byte : (*downloaded)[3]) bytes += static_cast<char>(byte.get<int>());
+  const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(bytes);
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  double slices = 0;
+  for (const auto& slice : trace.slices) {
+    if (slice.instant) continue;
+    ++slices;
+    EXPECT_LT(static_cast<double>(slice.start_ns), zoomed->to) << slice.name;
+    EXPECT_GE(static_cast<double>(slice.end_ns), zoomed->from) << slice.name;
+  }
+  EXPECT_EQ(slices, zoomed->spans) << "the spans the timeline counted in its range";
 
   // Keys on the canvas: right arrow pans a tenth of the range later.
   ASSERT_TRUE(browser.Evaluate("document.getElementById('timeline-canvas').focus(), true"));

@@ -8,19 +8,24 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli_harness.h"
 #include "http_exchange.h"
+#include "perfetto_trace_reader.h"
 #include "ui/ui_process.h"
 
 namespace optrace::cli::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using optrace::testing::DecodeChunkedBody;
 using optrace::testing::HttpGet;
 using optrace::testing::HttpReply;
 
@@ -192,6 +197,72 @@ TEST_F(UiTest, TimelineEndpoint_WholeSessionThenARangeAndBadParametersNamed) {
         << bad.body;
   }
   EXPECT_EQ(HttpGet(ui.port(), "/api/sessions/999999/timeline", ui.host(), bearer).status, 404);
+}
+
+// The slices of the Perfetto trace `bytes` by op id (OpSliceTimes); a
+// failure for each error in it.
+std::map<std::string, std::pair<int64_t, int64_t>> OpSlicesOf(const std::string& bytes) {
+  const optrace::testing::PerfettoTrace trace = optrace::testing::ReadPerfettoTrace(bytes);
+  for (const std::string& error : trace.errors) ADD_FAILURE() << error;
+  return optrace::testing::OpSliceTimes(trace);
+}
+
+TEST_F(UiTest, ExportEndpoint_PerfettoTraceOfTheRangeOnly_RefusedWithoutCredentials) {
+  const ProducerRun p = Produce({"--ops", "60"});
+  ASSERT_NE(p.session_id, 0u);
+  UiProcess ui(daemon_.socket_path(), runtime_);
+  ASSERT_TRUE(ui.ok()) << ui.process().stderr_text();
+  const std::string bearer = "Authorization: Bearer " + ui.token() + "\r\n";
+  const std::string id = std::to_string(p.session_id);
+  const std::string base = "/api/sessions/" + id + "/export";
+
+  const HttpReply whole = HttpGet(ui.port(), base, ui.host(), bearer);
+  ASSERT_EQ(whole.status, 200) << whole.raw.substr(0, 2000);
+  EXPECT_EQ(whole.headers.at("content-disposition"),
+            "attachment; filename=\"session-" + id + ".pftrace\"");
+  EXPECT_EQ(whole.headers.at("content-type"), "application/octet-stream");
+  const std::optional<std::string> whole_bytes = DecodeChunkedBody(whole.body);
+  ASSERT_TRUE(whole_bytes.has_value()) << whole.raw.substr(0, 2000);
+  const auto all = OpSlicesOf(*whole_bytes);
+  ASSERT_EQ(all.size(), p.done.at("launches"));
+
+  // A range from just after a third of the starts to two thirds of them.
+  std::vector<int64_t> starts;
+  for (const auto& [op, times] : all) starts.push_back(times.first);
+  std::sort(starts.begin(), starts.end());
+  const int64_t from = starts[starts.size() / 3] + 1;
+  const int64_t to = starts[2 * starts.size() / 3];
+  const std::set<std::string> expected = optrace::testing::OpsOverlapping(all, from, to);
+  ASSERT_LT(expected.size(), all.size());
+  const std::string range =
+      "?format=perfetto&from=" + std::to_string(from) + "&to=" + std::to_string(to);
+  const HttpReply part = HttpGet(ui.port(), base + range, ui.host(), bearer);
+  ASSERT_EQ(part.status, 200) << part.raw.substr(0, 2000);
+  const std::optional<std::string> part_bytes = DecodeChunkedBody(part.body);
+  ASSERT_TRUE(part_bytes.has_value());
+  std::set<std::string> got;
+  for (const auto& [op, times] : OpSlicesOf(*part_bytes)) {
+    got.insert(op);
+    EXPECT_EQ(times, all.at(op)) << "op " << op;
+  }
+  EXPECT_EQ(got, expected);
+
+  // Without the token or cookie: refused, and not a byte of the trace.
+  const HttpReply refused = HttpGet(ui.port(), base + range, ui.host());
+  EXPECT_EQ(refused.status, 401) << refused.raw;
+  EXPECT_EQ(refused.headers.count("content-disposition"), 0u);
+  EXPECT_EQ(refused.body.find("optrace-test-producer"), std::string::npos);
+  for (const auto& [query, named] : std::vector<std::pair<std::string, std::string>>{
+           {"?format=pdf", "format=pdf"},
+           {"?from=x&to=5", "from=x"},
+           {"?from=20&to=10", "end_unix_ns 10 is not after start_unix_ns 20"},
+           {"?from=20", "end_unix_ns is not set"}}) {
+    const HttpReply bad = HttpGet(ui.port(), base + query, ui.host(), bearer);
+    EXPECT_EQ(bad.status, 400) << query << " " << bad.raw;
+    EXPECT_NE(bad.body.find(named), std::string::npos) << query << " " << bad.body;
+    EXPECT_EQ(bad.headers.count("content-disposition"), 0u) << query;
+  }
+  EXPECT_EQ(HttpGet(ui.port(), "/api/sessions/999999/export", ui.host(), bearer).status, 404);
 }
 
 TEST_F(UiTest, TokenFile_0600WhileServing_RemovedOnCtrlC) {

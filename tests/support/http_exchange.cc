@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 
 namespace optrace::testing {
@@ -66,6 +67,25 @@ HttpReply HttpGet(int port, const std::string& target, const std::string& host,
                   const std::string& extra_headers) {
   return ParseHttpReply(Exchange(port, "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n" +
                                            extra_headers + "Connection: close\r\n\r\n"));
+}
+
+std::optional<std::string> DecodeChunkedBody(const std::string& body) {
+  std::string decoded;
+  size_t at = 0;
+  while (true) {
+    const size_t line_end = body.find("\r\n", at);
+    if (line_end == std::string::npos) return std::nullopt;
+    size_t size = 0;
+    const auto [end, error] = std::from_chars(body.data() + at, body.data() + line_end, size, 16);
+    if (error != std::errc() || end == body.data() + at) return std::nullopt;
+    at = line_end + 2;
+    if (size == 0) return decoded;
+    if (body.size() < at + size + 2 || body.compare(at + size, 2, "\r\n") != 0) {
+      return std::nullopt;
+    }
+    decoded.append(body, at, size);
+    at += size + 2;
+  }
 }
 
 }  // namespace optrace::testing

@@ -6,6 +6,7 @@
 #define OPTRACE_TESTS_SUPPORT_HTTP_EXCHANGE_H_
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace optrace::testing {
@@ -31,6 +32,11 @@ HttpReply HttpGet(int port, const std::string& target, const std::string& host,
 
 // Parses what Exchange returned.
 HttpReply ParseHttpReply(const std::string& raw);
+
+// The body of a reply sent with chunked transfer encoding, its chunks
+// joined; nullopt when `body` is not well-formed chunks ending with the
+// last (empty) chunk.
+std::optional<std::string> DecodeChunkedBody(const std::string& body);
 
 }  // namespace optrace::testing
 

@@ -228,4 +228,24 @@ PerfettoTrace ReadPerfettoTrace(const std::string& bytes) {
   return out;
 }
 
+std::map<std::string, std::pair<int64_t, int64_t>> OpSliceTimes(const PerfettoTrace& trace) {
+  std::map<std::string, std::pair<int64_t, int64_t>> ops;
+  for (const PerfettoSlice& slice : trace.slices) {
+    const auto op_id = slice.args.find("op_id");
+    if (!slice.instant && op_id != slice.args.end()) {
+      ops[op_id->second] = {slice.start_ns, slice.end_ns};
+    }
+  }
+  return ops;
+}
+
+std::set<std::string> OpsOverlapping(const std::map<std::string, std::pair<int64_t, int64_t>>& ops,
+                                     int64_t from, int64_t to) {
+  std::set<std::string> overlapping;
+  for (const auto& [op, times] : ops) {
+    if (times.first < to && (times.first >= from || times.second > from)) overlapping.insert(op);
+  }
+  return overlapping;
+}
+
 }  // namespace optrace::testing

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace optrace::testing {
@@ -60,6 +62,15 @@ struct PerfettoTrace {
 // unknown iid or track, a packet without the sequence flags its contents
 // need, an END without a BEGIN, a slice left open) go to `errors`.
 PerfettoTrace ReadPerfettoTrace(const std::string& bytes);
+
+// The start and end of each slice of `trace` (instants left out), by its
+// op_id annotation.
+std::map<std::string, std::pair<int64_t, int64_t>> OpSliceTimes(const PerfettoTrace& trace);
+
+// The op ids of `ops` (OpSliceTimes) whose slice overlaps [from, to):
+// Export's rule for a range (a slice of no length counts by its start).
+std::set<std::string> OpsOverlapping(const std::map<std::string, std::pair<int64_t, int64_t>>& ops,
+                                     int64_t from, int64_t to);
 
 }  // namespace optrace::testing
 

@@ -5,6 +5,8 @@
 // session. Each new range asks the server again (after a short pause, so
 // that a burst of wheel steps is one request); until it answers, the last
 // answer is drawn at the new scale. Hover or click: the span's details.
+// "Perfetto trace" downloads the spans of the range shown (GET
+// /api/sessions/ID/export, ui/ui_export.h).
 // The section exposes what it drew for tests and scripts: data-requests,
 // data-from, data-to (Unix ns), data-spans (the answer's spans in its
 // range), data-spans-drawn, data-buckets-drawn, data-spans-summed (the
@@ -71,9 +73,15 @@ export class Timeline {
     this.range = el("span", { class: "note" });
     this.details = el("div", { id: "timeline-details", class: "timeline-details note" },
       "Hover or click a span for its details.");
+    // The native Perfetto trace of the range shown (its href follows the view).
+    this.download = el("a", {
+      id: "timeline-export", class: "download", download: `session-${sessionId}.pftrace`,
+      title: "the spans of the range shown as a Perfetto trace (open it in ui.perfetto.dev)",
+    }, "Perfetto trace ↓");
     this.element = el("section", { id: "timeline", "data-state": "loading", "data-requests": "0" },
       el("div", { class: "section-head" }, el("h2", {}, "Timeline"), this.range,
-        el("span", { class: "note" }, "zoom: wheel, + −; pan: drag, ← →; 0: whole session")),
+        el("span", { class: "note" }, "zoom: wheel, + −; pan: drag, ← →; 0: whole session"),
+        this.download),
       this.canvas, this.details);
     this.listen();
   }
@@ -320,6 +328,8 @@ export class Timeline {
     ds.spansSummed = String(spansSummed);
     ds.spans = String(data.spans);
     ds.lanes = String(data.lanes.length);
+    this.download.href = `/api/sessions/${this.sessionId}/export?format=perfetto` +
+      `&from=${Math.floor(from)}&to=${Math.ceil(to)}`;
     this.range.textContent =
       `+${formatDuration(from - origin)} to +${formatDuration(to - origin)} ` +
       `(${formatDuration(to - from)} of ${formatDuration(data.session_end_unix_ns - origin)}); ` +
