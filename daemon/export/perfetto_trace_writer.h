@@ -60,8 +60,10 @@ namespace optrace::daemon {
 // * Marks are instants on their thread's track (category "mark",
 //   annotations tag, parent_op_id, level); counters are TYPE_COUNTER
 //   events on their counter track.
-// Memory: besides the strings and tracks, one queued event per slice still
-// open at the export's current time (two for device work not yet begun).
+// Memory: besides the strings and tracks, one queued event of 16 bytes per
+// slice still open at the export's current time (an incomplete span's end
+// waits for the session's end), and for device work not yet begun its
+// encoded begin (at most kMaxEventBytes).
 // Borrows `strings` and `buffer`, which must outlive it. Never fails.
 // Thread rules: one thread at a time.
 class PerfettoTraceWriter final : public ExportWriter {

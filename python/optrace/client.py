@@ -480,7 +480,8 @@ class Client:
 
     def export(self, session_id, format, path, *, start_ns=0, end_ns=0):
         """Writes a whole session to the file `path` as "chrome" (trace-event
-        JSON for Perfetto UI; "perfetto" and "json" say the same), "csv" or
+        JSON for Perfetto UI; "json" says the same), "perfetto" (Perfetto's
+        own protobuf trace, as `optrace export --format perfetto`), "csv" or
         "sqlite". With start_ns and end_ns (Unix ns, as timeline() takes
         them), only the spans that overlap [start_ns, end_ns) and the marks
         in it; both 0 for the whole session, else 0 <= start_ns < end_ns

@@ -10,8 +10,7 @@ import re
 # Extra words accepted on input, by enum full name.
 _ALIASES = {
     "optrace.v1.Level": {"warn": "warning"},
-    "optrace.v1.ExportFormat": {"chrome": "chrome-json", "perfetto": "chrome-json",
-                                "json": "chrome-json"},
+    "optrace.v1.ExportFormat": {"chrome": "chrome-json", "json": "chrome-json"},
 }
 
 

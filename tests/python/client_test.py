@@ -281,7 +281,7 @@ class ClientTest(t.DaemonTestCase):
         total = len(report["ops"])
         self.stored_spans(session.id, total)
         names = {op["name"] for op in report["ops"]}
-        for fmt in ("chrome", "csv", "sqlite"):
+        for fmt in ("chrome", "perfetto", "csv", "sqlite"):
             with self.subTest(format=fmt):
                 path = os.path.join(self.folder, f"trace.{fmt}")
                 self.assertEqual(self.client.export(session.id, fmt, path), total)
@@ -289,6 +289,12 @@ class ClientTest(t.DaemonTestCase):
                     with open(path) as f:
                         events = json.load(f)["traceEvents"]
                     self.assertTrue(names <= {e.get("name") for e in events})
+                elif fmt == "perfetto":
+                    # Perfetto's own trace, not JSON: a Trace message, whose
+                    # first field is a packet (field 1, length-delimited).
+                    with open(path, "rb") as f:
+                        first = f.read(1)
+                    self.assertEqual(first, b"\x0a")
                 elif fmt == "csv":
                     with open(path, newline="") as f:
                         self.assertEqual(len(list(csv.DictReader(f))), total)
