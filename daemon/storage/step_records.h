@@ -15,7 +15,7 @@
 
 namespace optrace::daemon {
 
-// The most step records a session keeps (about 40 bytes each on disk).
+// The most step records a session keeps (about 26 bytes each on disk).
 inline constexpr uint64_t kMaxStepRecordsPerSession = 1'000'000;
 
 // One recorded step.
