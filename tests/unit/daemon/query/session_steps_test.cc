@@ -14,6 +14,7 @@
 #include "api_test_store.h"
 #include "optrace/abi.h"
 #include "optrace/step_range_mark.h"
+#include "query/call_tree.h"
 #include "storage/page_trimmer.h"
 #include "storage/sqlite_transaction.h"
 #include "store_test_data.h"
@@ -279,6 +280,20 @@ TEST_F(TrimmedStepsTest, ExplainStep_TrimmedStep_FailedPreconditionSayingItsSpan
   request.set_has_baseline_step(true);
   status = Explain(store_, request, &why);
   EXPECT_EQ(status.code(), Status::Code::kFailedPrecondition) << "a trimmed baseline too";
+}
+
+TEST_F(TrimmedStepsTest, TreeOfATrimmedStep_FailedPreconditionOfAKeptStepItsOps) {
+  v1::GetTreeRequest request;
+  request.set_session_id(kSession);
+  request.set_step(3);
+  request.set_has_step(true);
+  v1::GetTreeResponse tree;
+  const Status trimmed = GetTree(store_.reader(), request, &tree);
+  EXPECT_EQ(trimmed.code(), Status::Code::kFailedPrecondition) << trimmed.message();
+  request.set_step(4);
+  const Status kept = GetTree(store_.reader(), request, &tree);
+  ASSERT_TRUE(kept.ok()) << kept.message();
+  EXPECT_EQ(tree.spans(), 3u) << "step 4's own span, forward and backward";
 }
 
 TEST_F(TrimmedStepsTest, ExplainStep_SlowStep_ExplainedFromStepsWithSpans) {
