@@ -430,10 +430,12 @@ json ToJson(const v1::GetStepsResponse& steps) {
                     {"top_op_self_ns", step.top_op_self_ns()},
                     {"slow", step.slow()},
                     {"warmup", step.warmup()},
-                    {"baseline_ns", step.baseline_ns()}});
+                    {"baseline_ns", step.baseline_ns()},
+                    {"trimmed", step.trimmed()}});
   }
   return {{"steps", list},
           {"steps_total", steps.steps_total()},
+          {"steps_folded", steps.steps_folded()},
           {"slow_steps", steps.slow_steps()},
           {"p50_ns", steps.p50_ns()},
           {"p95_ns", steps.p95_ns()},

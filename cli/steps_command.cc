@@ -29,7 +29,8 @@ std::string RenderStepsTable(const v1::GetStepsResponse& steps, size_t width) {
                {"TOP OP (SELF)", Align::kLeft, true}});
   const int64_t first = steps.steps(0).start_unix_ns();
   for (const v1::Step& step : steps.steps()) {
-    std::string top = step.top_op().empty() ? "-" : step.top_op();
+    // A trimmed step's ops are gone with its spans: only its time is kept.
+    std::string top = step.trimmed() ? "trimmed" : step.top_op().empty() ? "-" : step.top_op();
     if (!step.top_op_tag().empty()) top += " [" + step.top_op_tag() + "]";
     if (!step.top_op().empty()) top += " " + FormatDuration(step.top_op_self_ns());
     std::string mark;
@@ -41,23 +42,29 @@ std::string RenderStepsTable(const v1::GetStepsResponse& steps, size_t width) {
     }
     table.AddRow({std::to_string(step.number()),
                   "+" + FormatDuration(static_cast<uint64_t>(step.start_unix_ns() - first)),
-                  FormatDuration(step.duration_ns()), std::to_string(step.ops()), std::move(mark),
+                  FormatDuration(step.duration_ns()),
+                  step.trimmed() ? std::string("-") : std::to_string(step.ops()), std::move(mark),
                   std::move(top)});
   }
   std::string listed;
   if (static_cast<uint64_t>(steps.steps_size()) < steps.steps_total()) {
     listed = fmt::format(" (the last {} listed)", steps.steps_size());
   }
+  std::string folded;
+  if (steps.steps_folded() > 0) {
+    folded = fmt::format("; {} older steps not counted (past the daemon's bound on step records)",
+                         steps.steps_folded());
+  }
   return table.Render(width, Palette(false)) +
          fmt::format(
              "{} steps{}, {} slow (over {} the median of the {} before); "
              "p50 {}, p95 {}, p99 {} without the {} warm-up\n"
-             "from {}\n",
+             "from {}{}\n",
              steps.steps_total(), listed, steps.slow_steps(),
              FormatRatio(steps.rules().slow_factor()), steps.rules().window(),
              FormatDuration(steps.p50_ns()), FormatDuration(steps.p95_ns()),
-             FormatDuration(steps.p99_ns()), steps.rules().warmup(),
-             StepSourceText(steps.source()));
+             FormatDuration(steps.p99_ns()), steps.rules().warmup(), StepSourceText(steps.source()),
+             folded);
 }
 
 int RunSteps(Connection& connection, const StepsOptions& options) {
@@ -71,7 +78,8 @@ int RunSteps(Connection& connection, const StepsOptions& options) {
   const auto context = connection.NewContext();
   const grpc::Status status = connection.stub().GetSteps(context.get(), request, &response);
   if (!status.ok()) return Fail(ErrorFromRpc(status, connection.address(), options.session_id));
-  // Found in the stored spans: only what the window kept.
+  // Ops are found in the stored spans: only what the window kept (a step
+  // whose spans it trimmed is listed from its record, time alone).
   PrintTrimNoticeOf(connection, options.session_id);
   if (options.json) {
     fmt::print("{}\n", ToJson(response).dump(2));
@@ -90,6 +98,8 @@ CommandSpec DescribeStepsCommand() {
       "Steps are the session's optrace.step spans; without them, the NVTX ranges named by\n"
       "optrace run --nvtx --step-range, or PyTorch's ProfilerStep#N ranges, or else the steps\n"
       "of its first optimizer (Optimizer.step#...). An op is in the step it began in.\n"
+      "A step whose spans the rolling window trimmed is listed from the daemon's step record:\n"
+      "its time, with \"trimmed\" for its ops.\n"
       "Explain a slow step with: optrace why SESSION STEP\n"
       "See one step's ops as a call tree with: optrace tree SESSION --step STEP";
   steps.Add("SESSION", &options->session_id, "the session id").Required();

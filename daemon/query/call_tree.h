@@ -33,9 +33,10 @@ inline constexpr size_t kMaxTreeNodes = 20'000;
 // nodes_left_out.
 // Errors: kInvalidArgument for a filter that does not compile or that asks
 // for a status other than OK; kNotFound for a step the session does not
-// have; kResourceExhausted beyond kMaxTreeSpans spans (or, with a step,
-// kMaxStepSpans); the reader's. Thread rules: `reader` is used on the calling
-// thread only.
+// have; kFailedPrecondition for a step whose spans the rolling window
+// trimmed (FindStepStartRange); kResourceExhausted beyond kMaxTreeSpans
+// spans (or, with a step, kMaxStepSpans); the reader's. Thread rules:
+// `reader` is used on the calling thread only.
 Status GetTree(SpanReader& reader, const v1::GetTreeRequest& request,
                v1::GetTreeResponse* response);
 

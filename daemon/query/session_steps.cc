@@ -11,6 +11,7 @@
 #include "optrace/abi.h"
 #include "query/duration_math.h"
 #include "query/duration_percentiles.h"
+#include "query/recorded_steps.h"
 #include "query/step_detection.h"
 #include "query/step_explanation.h"
 #include "query/step_judgement.h"
@@ -23,7 +24,9 @@ namespace {
 // A session's steps with what each holds, in step order.
 struct SessionSteps {
   DetectedSteps detected;
-  std::vector<uint64_t> ops;                     // OK spans begun in each
+  std::vector<bool> trimmed;                     // listed from a step record, spans gone
+  uint64_t folded = 0;                           // step records the store's bound dropped
+  std::vector<uint64_t> ops;                     // OK spans begun in each (0 when trimmed)
   std::vector<std::vector<OpSelfTime>> op_self;  // each step's ops, by name then tag
   std::vector<StepVerdict> verdicts;
 };
@@ -113,9 +116,19 @@ class StepSpanPasses {
     return DetectSteps(std::move(markers_), first_op_start_ns_, numbers_);
   }
 
+  // FindSteps merged with the session's step records (MergeRecordedSteps).
+  Result<MergedSteps> FindAllSteps(SpanReader& reader, SessionId session) {
+    Result<DetectedSteps> found = FindSteps(reader, session);
+    if (!found.ok()) return found.status();
+    Result<SessionStepRecords> records = reader.StepRecords(session);
+    if (!records.ok()) return records.status();
+    return MergeRecordedSteps(std::move(found).value(), records.value());
+  }
+
   // The second pass: each OK span that began in a step of `steps` is one of
   // its ops (the spans that are steps themselves are not; optimizer
-  // ranges, which only end steps, are).
+  // ranges, which only end steps, are). A trimmed step keeps none: what
+  // is left of its ops is not all of them.
   Status ReadStepOps(SpanReader& reader, SessionId session, SessionSteps& steps) {
     const std::vector<StepInterval>& intervals = steps.detected.steps;
     steps.ops.assign(intervals.size(), 0);
@@ -148,6 +161,12 @@ class StepSpanPasses {
                         return true;
                       });
     if (!scanned.ok()) return scanned;
+    for (size_t i = 0; i < intervals.size(); ++i) {
+      if (steps.trimmed[i]) {
+        steps.ops[i] = 0;
+        steps.op_self[i].clear();
+      }
+    }
     for (std::vector<OpSelfTime>& ops : steps.op_self) MergeByOp(ops);
     return Status::Ok();
   }
@@ -241,10 +260,12 @@ Result<SessionSteps> ReadSessionSteps(SpanReader& reader, SessionId session,
   if (!snapshot.ok()) return snapshot.status();
   const SpanReader::ScratchScope scratch(reader);  // one set of page buffers for every pass
   StepSpanPasses passes(strings);
-  Result<DetectedSteps> detected = passes.FindSteps(reader, session);
-  if (!detected.ok()) return detected.status();
+  Result<MergedSteps> found = passes.FindAllSteps(reader, session);
+  if (!found.ok()) return found.status();
   SessionSteps steps;
-  steps.detected = std::move(detected.value());
+  steps.detected = std::move(found->detected);
+  steps.trimmed = std::move(found->trimmed);
+  steps.folded = found->folded;
   if (Status read = passes.ReadStepOps(reader, session, steps); !read.ok()) return read;
   std::vector<uint64_t> durations;
   durations.reserve(steps.detected.steps.size());
@@ -280,12 +301,26 @@ Result<size_t> IndexOfStep(const std::vector<StepInterval>& steps, uint64_t numb
                           std::to_string(steps.back().number) + ")");
 }
 
+// kFailedPrecondition when step `index` of `steps` is trimmed (its spans
+// are gone, so its ops cannot be named); OK otherwise.
+Status CheckNotTrimmed(const std::vector<StepInterval>& steps, const std::vector<bool>& trimmed,
+                       size_t index, SessionId session) {
+  if (!trimmed[index]) return Status::Ok();
+  return Status::FailedPrecondition(
+      "step " + std::to_string(steps[index].number) + " of session " + std::to_string(session) +
+      ": its spans were trimmed by the rolling window; only its start and duration are kept "
+      "(optrace steps lists it as trimmed)");
+}
+
 // The up to kBaselineNeighbours steps nearest `target` that are neither
-// slow nor warm-up, nearest first (before, then after, at each distance).
+// slow, warm-up nor trimmed, nearest first (before, then after, at each
+// distance).
 std::vector<size_t> NeighbourSteps(const SessionSteps& steps, size_t target) {
   std::vector<size_t> chosen;
   const size_t count = steps.verdicts.size();
-  auto usable = [&](size_t i) { return !steps.verdicts[i].slow && !steps.verdicts[i].warmup; };
+  auto usable = [&](size_t i) {
+    return !steps.verdicts[i].slow && !steps.verdicts[i].warmup && !steps.trimmed[i];
+  };
   for (size_t distance = 1; distance < count && chosen.size() < kBaselineNeighbours; ++distance) {
     if (distance <= target && usable(target - distance)) chosen.push_back(target - distance);
     if (chosen.size() == kBaselineNeighbours) break;
@@ -337,11 +372,14 @@ Result<StepStartRange> FindStepStartRange(SpanReader& reader, SessionId session,
                                           StringCache& strings) {
   const SpanReader::ScratchScope scratch(reader);
   StepSpanPasses passes(strings);
-  Result<DetectedSteps> detected = passes.FindSteps(reader, session);
-  if (!detected.ok()) return detected.status();
-  const std::vector<StepInterval>& steps = detected->steps;
+  Result<MergedSteps> found = passes.FindAllSteps(reader, session);
+  if (!found.ok()) return found.status();
+  const std::vector<StepInterval>& steps = found->detected.steps;
   Result<size_t> index = IndexOfStep(steps, number, session);
   if (!index.ok()) return index.status();
+  if (Status kept = CheckNotTrimmed(steps, found->trimmed, index.value(), session); !kept.ok()) {
+    return kept;
+  }
   if (!strings.status().ok()) return strings.status();
   const size_t i = index.value();
   int64_t end = steps[i].end_ns;
@@ -369,6 +407,7 @@ Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
   response->set_source(steps->detected.source);
   *response->mutable_rules() = rules.value();
   response->set_steps_total(intervals.size());
+  response->set_steps_folded(steps->folded);
   const size_t limit = request.limit() == 0 ? kMaxStepsListed : request.limit();
   const size_t first_listed = intervals.size() > limit ? intervals.size() - limit : 0;
   std::vector<uint64_t> judged;
@@ -391,6 +430,7 @@ Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
     out->set_slow(verdict.slow);
     out->set_warmup(verdict.warmup);
     out->set_baseline_ns(verdict.baseline_ns);
+    out->set_trimmed(steps->trimmed[i]);
   }
   response->set_slow_steps(slow);
   const DurationPercentiles percentiles = ComputePercentiles(judged);
@@ -410,10 +450,19 @@ Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
   if (!steps.ok()) return steps.status();
   Result<size_t> target = IndexOfStep(steps->detected.steps, request.step(), session);
   if (!target.ok()) return target.status();
+  if (Status kept = CheckNotTrimmed(steps->detected.steps, steps->trimmed, target.value(), session);
+      !kept.ok()) {
+    return kept;
+  }
   std::vector<size_t> baseline;
   if (request.has_baseline_step()) {
     Result<size_t> chosen = IndexOfStep(steps->detected.steps, request.baseline_step(), session);
     if (!chosen.ok()) return chosen.status();
+    if (Status kept =
+            CheckNotTrimmed(steps->detected.steps, steps->trimmed, chosen.value(), session);
+        !kept.ok()) {
+      return kept;
+    }
     if (chosen.value() == target.value()) {
       return Status::InvalidArgument("baseline_step " + std::to_string(request.baseline_step()) +
                                      " is the step explained: compare it with another step");

@@ -23,13 +23,16 @@ inline constexpr uint32_t kMaxStepsListed = 100'000;
 inline constexpr size_t kBaselineNeighbours = 10;
 
 // Fills `response` with the steps of `request.session_id()`'s stored OK
-// spans (DetectSteps), each with the OK spans that began in it (counted by
+// spans (DetectSteps) and its step records (MergeRecordedSteps: a recorded
+// step whose spans the rolling window trimmed is listed with `trimmed`,
+// ops 0 and no top op; steps_folded counts the records the store's bound
+// dropped), each with the OK spans that began in it (counted by
 // start time: an op belongs to the latest step begun before it that has
 // not ended; the step's own span is not an op of it), its top op by self
-// time and its verdict (JudgeSteps); the percentiles are of the non-warm-up
-// steps. Errors: kInvalidArgument for bad rules or a limit past
-// kMaxStepsListed; kResourceExhausted beyond kMaxStepSpans spans; the
-// reader's. Thread rules: `reader` is used on the calling thread only.
+// time and its verdict (JudgeSteps, over every step, trimmed ones
+// included); the percentiles are of the non-warm-up steps. Errors: kInvalidArgument for bad rules
+// or a limit past kMaxStepsListed; kResourceExhausted beyond kMaxStepSpans spans; the reader's.
+// Thread rules: `reader` is used on the calling thread only.
 Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
                 v1::GetStepsResponse* response);
 
@@ -37,8 +40,10 @@ Status GetSteps(SpanReader& reader, const v1::GetStepsRequest& request,
 // baseline: `baseline_step` when it has one, else the up to
 // kBaselineNeighbours nearest steps that are neither slow nor warm-up;
 // the baseline's duration is their median, and ops are ranked by
-// RankExtraTime. Errors: kNotFound when the session has no steps, no step
-// of that number or no step to compare with; GetSteps's.
+// RankExtraTime. Trimmed steps are never neighbours. Errors: kNotFound
+// when the session has no steps, no step of that number or no step to
+// compare with; kFailedPrecondition when the step (or baseline_step) is
+// trimmed: its spans are gone; GetSteps's.
 Status ExplainStep(SpanReader& reader, const v1::ExplainStepRequest& request,
                    v1::ExplainStepResponse* response);
 
@@ -55,8 +60,9 @@ struct StepStartRange {
 // span begins there too). REQUIRES: the caller holds a snapshot of
 // `reader` (SpanReader::Snapshot); `strings` reads through it. Errors:
 // kNotFound when the session has no steps or no step of that number;
-// kResourceExhausted beyond kMaxStepSpans spans; the reader's. Thread
-// rules: `reader` and `strings` are used on the calling thread only.
+// kFailedPrecondition when that step is trimmed; kResourceExhausted
+// beyond kMaxStepSpans spans; the reader's. Thread rules: `reader` and
+// `strings` are used on the calling thread only.
 Result<StepStartRange> FindStepStartRange(SpanReader& reader, SessionId session, uint64_t number,
                                           StringCache& strings);
 

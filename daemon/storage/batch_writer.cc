@@ -118,6 +118,9 @@ Status BatchWriter::PrepareStatements() {
   Result<std::unique_ptr<ListingWriter>> listings = ListingWriter::Create(db_);
   if (!listings.ok()) return listings.status();
   listings_ = std::move(listings).value();
+  Result<std::unique_ptr<StepRecordWriter>> step_records = StepRecordWriter::Create(db_);
+  if (!step_records.ok()) return step_records.status();
+  step_records_ = std::move(step_records).value();
   return Status::Ok();
 }
 
@@ -129,9 +132,11 @@ Status BatchWriter::Write(const StoreBatch& batch) {
     session_groups_.clear();
     aggregates_.RolledBack();
     uses_->RolledBack();
+    step_records_->RolledBack();
     return written;
   }
   uses_->Committed(batch);
+  step_records_->Committed(batch);
   aggregates_.Committed(sketches_written_);
   if (sketches_written_) {
     next_sketch_write_ = std::chrono::steady_clock::now() + sketch_write_interval_;
@@ -148,7 +153,8 @@ Status BatchWriter::WriteInTransaction(const StoreBatch& batch) {
   for (Status (BatchWriter::*step)(const StoreBatch&) :
        {&BatchWriter::WriteStrings, &BatchWriter::WriteSessions, &BatchWriter::WriteSpans,
         &BatchWriter::WriteInstants, &BatchWriter::WriteHalves, &BatchWriter::WriteCursors,
-        &BatchWriter::WriteListings, &BatchWriter::WriteStringUses}) {
+        &BatchWriter::WriteListings, &BatchWriter::WriteStringUses,
+        &BatchWriter::WriteStepRecords}) {
     Status written = (this->*step)(batch);
     if (!written.ok()) return written;  // the transaction rolls back
   }
@@ -166,6 +172,10 @@ Status BatchWriter::WriteStrings(const StoreBatch& batch) {
 }
 
 Status BatchWriter::WriteStringUses(const StoreBatch& batch) { return uses_->Write(batch); }
+
+Status BatchWriter::WriteStepRecords(const StoreBatch& batch) {
+  return step_records_->Write(batch);
+}
 
 Status BatchWriter::WriteSessions(const StoreBatch& batch) {
   for (const SessionRecord& record : batch.sessions) {

@@ -15,6 +15,7 @@
 #include "storage/op_aggregate.h"
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
+#include "storage/step_record_writer.h"
 #include "storage/string_uses.h"
 
 namespace optrace::daemon {
@@ -46,7 +47,8 @@ class BatchWriter {
   // with its next batch or its end, and a daemon that dies loses the lag
   // from the sketches for good, never from the totals. Its listings are
   // stored once each (ListingWriter::Insert: one its session already holds
-  // is left alone), and its sessions' string uses recorded (StringUses).
+  // is left alone), its sessions' string uses recorded (StringUses), and
+  // the steps it commits recorded (StepRecordWriter).
   Status Write(const StoreBatch& batch);
 
   // How many rows' sketches may wait (memory: one sketch each).
@@ -84,6 +86,7 @@ class BatchWriter {
   Status WriteCursors(const StoreBatch& batch);
   Status WriteListings(const StoreBatch& batch);
   Status WriteStringUses(const StoreBatch& batch);
+  Status WriteStepRecords(const StoreBatch& batch);
 
   SqliteConnection& db_;
   StringUses* const uses_;
@@ -102,6 +105,7 @@ class BatchWriter {
   SqliteStatement delete_half_;
   SqliteStatement upsert_cursor_;
   std::unique_ptr<ListingWriter> listings_;
+  std::unique_ptr<StepRecordWriter> step_records_;
   // The batch's aggregates and the sketches left unwritten.
   PendingAggregates aggregates_;
   // Scratch, kept between batches to reuse its memory.

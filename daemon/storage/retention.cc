@@ -30,6 +30,8 @@ constexpr std::pair<const char*, const char*> kSessionTables[] = {
     {"keeps", "session_id"},
     {"listings", "session_id"},
     {"session_strings", "session_id"},
+    {"step_records", "session_id"},
+    {"step_record_counts", "session_id"},
     {"sessions", "id"},
 };
 

@@ -258,10 +258,32 @@ CREATE INDEX session_strings_by_string ON session_strings(string_id, session_id)
 INSERT INTO session_strings(session_id, string_id) SELECT 0, id FROM strings;
 )sql";
 
+// Version 14: step records (storage/step_record_writer.h), so that a
+// session's steps outlive the rolling window that trims their spans: one
+// row per committed step (an optrace.step span, or a ProfilerStep# range in
+// a session without those), source as v1::StepSource numbers it, and per
+// session how many rows it holds and how many its bound folded away
+// (dropped, oldest first). Sessions stored before have no records: their
+// steps are found from their spans alone, as before.
+constexpr const char* kSchemaV14 = R"sql(
+CREATE TABLE step_records(
+  session_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  number INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  source INTEGER NOT NULL,
+  PRIMARY KEY (session_id, start_ns, number)) WITHOUT ROWID;
+CREATE TABLE step_record_counts(
+  session_id INTEGER PRIMARY KEY,
+  source INTEGER NOT NULL,
+  recorded INTEGER NOT NULL,
+  folded INTEGER NOT NULL);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},   {2, kSchemaV2},   {3, kSchemaV3},   {4, kSchemaV4}, {5, kSchemaV5},
     {6, kSchemaV6},   {7, kSchemaV7},   {8, kSchemaV8},   {9, kSchemaV9}, {10, kSchemaV10},
-    {11, kSchemaV11}, {12, kSchemaV12}, {13, kSchemaV13},
+    {11, kSchemaV11}, {12, kSchemaV12}, {13, kSchemaV13}, {14, kSchemaV14},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].to_version == kSchemaVersion,
               "the last migration must reach kSchemaVersion");

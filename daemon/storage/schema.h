@@ -11,7 +11,7 @@ namespace optrace::daemon {
 
 // The schema version this build writes and reads. Stored in
 // meta(key = 'schema_version').
-inline constexpr int64_t kSchemaVersion = 13;
+inline constexpr int64_t kSchemaVersion = 14;
 
 // meta key of the highest session id ever stored, kept when retention
 // deletes sessions so that a restarted daemon never reuses an id.

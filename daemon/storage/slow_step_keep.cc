@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -31,8 +32,7 @@ std::string SlowStepReason(uint64_t number, uint64_t duration_ns, uint64_t basel
 }  // namespace
 
 Result<SlowStepKeeps> SlowStepKeeps::Create(SqliteConnection& db, StepJudgeRules rules) {
-  Result<KnownStringIds> names = KnownStringIds::Load(
-      db, {std::string(kSlowStepExplicitName), std::string(kSlowStepProfilerName)});
+  Result<StepSpanNames> names = StepSpanNames::Load(db);
   if (!names.ok()) return names.status();
   return SlowStepKeeps(std::move(names).value(), rules);
 }
@@ -40,22 +40,18 @@ Result<SlowStepKeeps> SlowStepKeeps::Create(SqliteConnection& db, StepJudgeRules
 std::vector<KeepRequest> SlowStepKeeps::Keeps(const StoreBatch& batch) {
   names_.Note(batch.new_strings);
   std::vector<KeepRequest> keeps;
-  const StringId explicit_id = names_.id(0);
-  const StringId profiler_id = names_.id(1);
-  if (explicit_id == 0 && profiler_id == 0) return keeps;
+  if (!names_.any()) return keeps;
   for (const SessionSpans& entry : batch.spans) {
     for (const Span& span : entry.spans) {
-      const bool is_explicit = explicit_id != 0 && span.name == explicit_id;
-      const bool is_profiler = profiler_id != 0 && span.name == profiler_id;
-      if ((!is_explicit && !is_profiler) || span.status != SpanStatus::kOk) [[likely]] {
+      const std::optional<StepSpanKind> kind = names_.KindOf(span);
+      if (!kind.has_value()) [[likely]]
         continue;
-      }
-      const Source source = is_explicit ? Source::kExplicit : Source::kProfiler;
+      const StepSpanKind source = *kind;
       auto [it, added] =
           sessions_.try_emplace(entry.session, SessionSteps{source, RollingStepJudge(rules_)});
       SessionSteps& steps = it->second;
       if (steps.source != source) {
-        if (source == Source::kProfiler) continue;  // explicit steps win
+        if (source == StepSpanKind::kProfiler) continue;  // explicit steps win
         steps = SessionSteps{source, RollingStepJudge(rules_)};
       }
       const StepVerdict verdict = steps.judge.Next(span.duration_ns);

@@ -8,22 +8,16 @@
 #define OPTRACE_DAEMON_STORAGE_SLOW_STEP_KEEP_H_
 
 #include <map>
-#include <string_view>
 #include <vector>
 
 #include "common/status.h"
 #include "model/keep.h"
 #include "model/step_judge.h"
 #include "model/store_batch.h"
-#include "optrace/optrace.h"
-#include "storage/known_string_ids.h"
 #include "storage/sqlite_connection.h"
+#include "storage/step_span_names.h"
 
 namespace optrace::daemon {
-
-// The names of steps' spans, as step detection has them (query/step_detection.h).
-inline constexpr std::string_view kSlowStepExplicitName = OPTRACE_STEP_NAME;
-inline constexpr std::string_view kSlowStepProfilerName = "ProfilerStep#";
 
 // Turns committed steps into keep requests. Holds, per running session
 // with steps, the durations of its last `window` steps.
@@ -43,16 +37,15 @@ class SlowStepKeeps {
   std::vector<KeepRequest> Keeps(const StoreBatch& batch);
 
  private:
-  enum class Source { kExplicit, kProfiler };
   struct SessionSteps {
-    Source source;
+    StepSpanKind source;
     RollingStepJudge judge;
   };
 
-  SlowStepKeeps(KnownStringIds names, StepJudgeRules rules)
+  SlowStepKeeps(StepSpanNames names, StepJudgeRules rules)
       : names_(std::move(names)), rules_(rules) {}
 
-  KnownStringIds names_;  // kSlowStepExplicitName, kSlowStepProfilerName
+  StepSpanNames names_;
   StepJudgeRules rules_;
   std::map<SessionId, SessionSteps> sessions_;
 };

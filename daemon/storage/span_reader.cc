@@ -90,6 +90,8 @@ Status SpanReader::PrepareStatements() {
                                 " FROM op_aggregates WHERE session_id = ? "
                                 "ORDER BY name, tag, target, device"},
       {&select_keeps_, kSelectKeepsSql},
+      {&select_step_records_, kSelectStepRecordsSql},
+      {&select_steps_folded_, kSelectStepsFoldedSql},
       // Served by the UNIQUE (session_id, file, content_hash) index.
       {&select_listings_, std::string("SELECT ") + kListingReadColumns +
                               " FROM listings WHERE session_id = ? AND file = ? ORDER BY id"},
@@ -354,6 +356,10 @@ Result<std::vector<RingCursor>> SpanReader::RingCursors(SessionId session) {
 
 Result<std::vector<KeepRecord>> SpanReader::Keeps(SessionId session) {
   return LoadKeeps(select_keeps_, session);
+}
+
+Result<SessionStepRecords> SpanReader::StepRecords(SessionId session) {
+  return LoadStepRecords(select_step_records_, select_steps_folded_, session);
 }
 
 Result<std::vector<StoredListing>> SpanReader::Listings(SessionId session,

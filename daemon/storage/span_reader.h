@@ -26,6 +26,7 @@
 #include "storage/sqlite_connection.h"
 #include "storage/sqlite_statement.h"
 #include "storage/sqlite_transaction.h"
+#include "storage/step_records.h"
 
 namespace optrace::daemon {
 
@@ -165,6 +166,10 @@ class SpanReader {
   // The keeps of `session`, by start (none for an unknown session).
   Result<std::vector<KeepRecord>> Keeps(SessionId session);
 
+  // The step records of `session` (LoadStepRecords): by start, with the
+  // count its bound folded.
+  Result<SessionStepRecords> StepRecords(SessionId session);
+
   // The stored listings of `file` in `session`, in the order they were
   // stored (none for an unknown session or file). A listing that fails
   // ReadListing's checks ends the read with its error.
@@ -220,6 +225,8 @@ class SpanReader {
   SqliteStatement select_cursors_;
   SqliteStatement select_aggregates_;
   SqliteStatement select_keeps_;
+  SqliteStatement select_step_records_;
+  SqliteStatement select_steps_folded_;
   SqliteStatement select_listings_;
   SqliteStatement select_pages_after_;
   SqliteStatement count_spans_after_;

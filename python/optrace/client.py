@@ -327,10 +327,13 @@ class Client:
         """The session's steps (iterations of a training or serving loop):
         GetStepsResponse with .steps (Step: number, start_unix_ns,
         duration_ns, ops, top_op, top_op_tag, top_op_self_ns, slow, warmup,
-        baseline_ns; by start, the last `limit`), .steps_total, .slow_steps,
+        baseline_ns, trimmed: its spans were trimmed by the rolling window,
+        listed from the daemon's step record with ops 0 and top_op ""; by
+        start, the last `limit`), .steps_total, .slow_steps,
         .p50_ns/.p95_ns/.p99_ns (warm-up left out), .source ("explicit",
-        "range", "profiler", "optimizer", or None when none were found) and
-        .rules.
+        "range", "profiler", "optimizer", or None when none were found),
+        .steps_folded (step records dropped past the daemon's bound, not in
+        steps_total) and .rules.
         A step is slow past `slow_factor` (default 1.5) times the median of
         the `window` (default 20) steps before it; the first `warmup`
         (default 3; 0 for none) are warm-up. TrimmedSessionWarning when

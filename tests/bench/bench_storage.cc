@@ -4,6 +4,11 @@
 //                          aggregates) on a fresh file under /tmp: each
 //                          iteration submits 16 batches and waits until
 //                          they are committed
+//   BM_SpanStore_CommitWithSteps   the same with steps: the dictionary
+//                          holds "optrace.step" and each batch's first span
+//                          of each session is one (a step every batch, as
+//                          a loop of 20 ms steps makes), so that the keep
+//                          triggers judge steps and the writer records them
 //   BM_PlainRows_Insert    the same batches as one row per span, one
 //                          prepared INSERT, one transaction per batch, same
 //                          pragmas; /1 with an index on (session, start) as
@@ -73,11 +78,16 @@ class BenchDir {
   std::string path_;
 };
 
+// The dictionary id BatchSource gives "optrace.step" (no other span's).
+constexpr StringId kStepNameId = 200;
+
 // Builds batch after batch of realistic spans: every session advances its
-// own clock and op ids, so that start times strictly increase.
+// own clock and op ids, so that start times strictly increase. With
+// `with_steps`, the first batch adds "optrace.step" to the dictionary and
+// every batch's first span of each session is one.
 class BatchSource {
  public:
-  BatchSource() {
+  explicit BatchSource(bool with_steps) : with_steps_(with_steps) {
     std::mt19937_64 rng(2026);
     for (int s = 0; s < kSessions; ++s) {
       std::vector<Span>& spans = templates_[s];
@@ -108,6 +118,7 @@ class BatchSource {
   StoreBatch Next() {
     StoreBatch batch;
     batch.sequence = ++sequence_;
+    if (with_steps_ && sequence_ == 1) batch.new_strings = {{kStepNameId, "optrace.step"}};
     const int64_t time_shift = static_cast<int64_t>(sequence_) * (template_span_ns_ + 1);
     const uint64_t id_shift = sequence_ * kSpansPerSession;
     for (int s = 0; s < kSessions; ++s) {
@@ -117,6 +128,7 @@ class BatchSource {
         span.op_id += id_shift;
         if (span.parent_op_id != 0) span.parent_op_id += id_shift;
       }
+      if (with_steps_) spans.front().name = kStepNameId;
       batch.spans.push_back({static_cast<SessionId>(s + 1), std::move(spans)});
       batch.cursors.push_back({static_cast<SessionId>(s + 1), 0, sequence_ * kSpansPerSession * 2});
     }
@@ -125,18 +137,21 @@ class BatchSource {
 
  private:
   static constexpr int64_t kEpochNs = 1'780'000'000'000'000'000;
+  const bool with_steps_;
   std::vector<Span> templates_[kSessions];
   int64_t template_span_ns_ = 0;
   uint64_t sequence_ = 0;
 };
 
-void BM_SpanStore_Commit(benchmark::State& state) {
+// Commits BatchSource(with_steps)'s batches, kBatchesPerIteration an
+// iteration.
+void CommitBatches(benchmark::State& state, bool with_steps) {
   BenchDir dir;
   Result<std::unique_ptr<SpanStore>> opened =
       SpanStore::Open({.db_path = dir.File("trace.db"), .max_queued_batches = kQueuedBatches});
   if (!opened.ok()) return state.SkipWithError(opened.status().message().c_str());
   SpanStore& store = *opened.value();
-  BatchSource source;
+  BatchSource source(with_steps);
   for (auto _ : state) {
     for (int b = 0; b < kBatchesPerIteration; ++b) {
       StoreBatch batch = source.Next();
@@ -154,7 +169,12 @@ void BM_SpanStore_Commit(benchmark::State& state) {
   state.counters["db_bytes_per_span"] =
       static_cast<double>(status.db_bytes) / static_cast<double>(status.spans_committed);
 }
+
+void BM_SpanStore_Commit(benchmark::State& state) { CommitBatches(state, false); }
 BENCHMARK(BM_SpanStore_Commit)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SpanStore_CommitWithSteps(benchmark::State& state) { CommitBatches(state, true); }
+BENCHMARK(BM_SpanStore_CommitWithSteps)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 Status CheckedRun(Status status, benchmark::State& state) {
   if (!status.ok()) state.SkipWithError(status.message().c_str());
@@ -181,7 +201,7 @@ void BM_PlainRows_Insert(benchmark::State& state) {
       db.Prepare("INSERT INTO spans VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!insert.ok()) return state.SkipWithError(insert.status().message().c_str());
   SqliteStatement& row = insert.value();
-  BatchSource source;
+  BatchSource source(false);
   int64_t rows = 0;
   for (auto _ : state) {
     for (int b = 0; b < kBatchesPerIteration; ++b) {
@@ -223,7 +243,7 @@ void BM_PlainRows_Insert(benchmark::State& state) {
 BENCHMARK(BM_PlainRows_Insert)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SpanPage_Encode(benchmark::State& state) {
-  BatchSource source;
+  BatchSource source(false);
   const StoreBatch batch = source.Next();
   const std::vector<Span>& spans = batch.spans[0].spans;
   size_t bytes = 0;
@@ -238,7 +258,7 @@ void BM_SpanPage_Encode(benchmark::State& state) {
 BENCHMARK(BM_SpanPage_Encode);
 
 void BM_SpanPage_Decode(benchmark::State& state) {
-  BatchSource source;
+  BatchSource source(false);
   const StoreBatch batch = source.Next();
   const std::string page = span_page::Encode(batch.spans[0].spans);
   for (auto _ : state) {

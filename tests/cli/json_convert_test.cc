@@ -168,6 +168,19 @@ TEST(JsonConvertTest, Comparison_SignedChangeAndOnlyIn) {
   EXPECT_EQ(j["only_in_b"], false);
 }
 
+TEST(JsonConvertTest, Steps_TrimmedAndFoldedCarried) {
+  v1::GetStepsResponse steps;
+  steps.set_steps_total(2);
+  steps.set_steps_folded(7);
+  steps.add_steps()->set_trimmed(true);
+  steps.add_steps()->set_ops(3);
+  const nlohmann::json j = ToJson(steps);
+  EXPECT_EQ(j["steps_folded"], 7);
+  EXPECT_EQ(j["steps"][0]["trimmed"], true);
+  EXPECT_EQ(j["steps"][1]["trimmed"], false);
+  EXPECT_EQ(j["steps"][1]["ops"], 3);
+}
+
 TEST(JsonConvertTest, Levels_UnsetIsDash) {
   v1::GetLevelResponse levels;
   levels.set_default_level(v1::LEVEL_INFO);

@@ -55,6 +55,25 @@ TEST(StepsTableTest, Steps_MarksTopOpsAndTheSummary) {
   EXPECT_EQ(lines[5], "from PyTorch optimizer steps (Optimizer.step#, first optimizer)");
 }
 
+TEST(StepsTableTest, TrimmedStepAndFoldedRecords_TimeShownOpsSayTrimmed) {
+  v1::GetStepsResponse steps = ThreeSteps();
+  v1::Step* first = steps.mutable_steps(0);
+  first->set_trimmed(true);
+  first->set_ops(0);
+  first->clear_top_op();
+  first->clear_top_op_tag();
+  first->set_top_op_self_ns(0);
+  steps.set_steps_folded(2);
+  const auto lines = SplitLines(RenderStepsTable(steps, 0));
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_NE(lines[1].find("+0 ns  2.00 ms    -  warm-up"), std::string::npos) << lines[1];
+  EXPECT_TRUE(lines[1].ends_with(" trimmed")) << lines[1];
+  EXPECT_NE(lines[2].find("aten::mm [mm_8x8x8_f32] 1.00 ms"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[5],
+            "from PyTorch optimizer steps (Optimizer.step#, first optimizer); 2 older steps not "
+            "counted (past the daemon's bound on step records)");
+}
+
 TEST(StepsTableTest, NoSteps_SaysHowToRecordThem) {
   EXPECT_NE(RenderStepsTable({}, 0).find("optrace.step()"), std::string::npos);
 }

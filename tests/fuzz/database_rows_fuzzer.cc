@@ -3,8 +3,9 @@
 // a listing) is built once; each input then edits a copy of it, row by row,
 // and the daemon's readers run on the copy: everything a restarting daemon
 // and the queries read (SpanReader's sessions, strings, spans, instants,
-// halves, cursors, aggregates with their sketches, keeps, listings, pages
-// after a forward cursor), then QueryOps and GetStats over each session.
+// halves, cursors, aggregates with their sketches, keeps, listings, step
+// records, pages after a forward cursor), then QueryOps, GetStats and
+// GetSteps over each session.
 // Then a store opens on it and writes on top (WriteOnTop). They must
 // answer or fail with an error, never crash or hang. The copy's schema
 // has its NOT NULL and CHECK constraints dropped, as a hand-edited file may.
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "optrace/v1/optrace.pb.h"
+#include "query/session_steps.h"
 #include "query/span_queries.h"
 #include "storage/span_reader.h"
 #include "storage/span_store.h"
@@ -82,7 +84,8 @@ void BuildStore(const std::string& db) {
   Require(store.ok());
   StoreBatch batch;
   batch.sequence = 1;
-  batch.new_strings = {{1, "matmul"}, {2, "rms_norm"}, {3, "tag0"}, {4, "a.py:3"}};
+  batch.new_strings = {
+      {1, "matmul"}, {2, "rms_norm"}, {3, "tag0"}, {4, "a.py:3"}, {5, "optrace.step"}};
   for (SessionId id : {1, 2}) {
     SessionRecord r;
     r.id = id;
@@ -94,6 +97,15 @@ void BuildStore(const std::string& db) {
     }
     batch.sessions.push_back(r);
     batch.spans.push_back(SpansOf(id, 1));
+    // Two explicit steps over the spans: step records.
+    for (uint64_t step = 0; step < 2; ++step) {
+      Span s;
+      s.op_id = 1000 + step;
+      s.start_ns = 1'000'000 + static_cast<int64_t>(step) * 50'000;
+      s.duration_ns = 40'000;
+      s.name = 5;
+      batch.spans.back().spans.push_back(s);
+    }
     Instant mark;
     mark.ts_ns = 1'005'000;
     mark.name = 1;
@@ -286,6 +298,7 @@ void ReadEverything(SpanReader& reader) {
     reader.RingCursors(id);
     reader.Aggregates(id);
     reader.Keeps(id);
+    reader.StepRecords(id);
     reader.Listings(id, "a.py");
     optrace::v1::QueryOpsRequest query;
     query.set_session_id(id);
@@ -295,6 +308,10 @@ void ReadEverything(SpanReader& reader) {
     optrace::v1::GetStatsResponse out;
     stats.set_session_id(id);
     GetStats(reader, stats, QueryLimits{}, &out);
+    optrace::v1::GetStepsRequest steps;
+    optrace::v1::GetStepsResponse steps_out;
+    steps.set_session_id(id);
+    GetSteps(reader, steps, &steps_out);
   }
 }
 

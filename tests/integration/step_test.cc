@@ -3,7 +3,8 @@
 // optrace_step_begin/end, the optrace_step boundary), read back from the
 // daemon's database: one OK optrace.step span per step, steps one after
 // another, and the step's ops nested under it; GetSteps and ExplainStep
-// over them; and a slow step kept by the store as it commits.
+// over them; a slow step kept by the store as it commits; and steps whose
+// spans the rolling window trimmed still listed from the store's records.
 #include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
 
@@ -228,6 +229,91 @@ TEST(SlowStepKeepTest, EightSteps_SlowSeventhKeptAsItCommits) {
     EXPECT_GT(keep.bytes(), 0u);
   }
   EXPECT_TRUE(kept) << keeps.DebugString();
+}
+
+// Issue 26: step records outlive the rolling window. A daemon whose window
+// keeps the last 100 ms of a session, a producer running 300 steps of at
+// least 8 ms each: the window trims the early steps' spans while it runs,
+// and GetSteps still lists every step, numbered 1 to 300, the early ones
+// trimmed (time kept, ops unknown) and ExplainStep of one refused.
+TEST(StepRecordsTest, SmallWindow_EarlyStepsTrimmed_EveryStepStillListed) {
+  constexpr int kManySteps = 300;
+  testing::TempFolder folder;
+  DaemonProcess daemon(folder.path(), {"--keep-last", "100ms"});
+  ASSERT_TRUE(daemon.Start()) << daemon.log();
+  auto producer = StartTestProducer({"--steps", std::to_string(kManySteps)});
+  const auto exited = producer->Wait(60s);
+  ASSERT_TRUE(exited && exited->exited && exited->code == 0) << producer->stderr_text();
+  testing::StoreView store(daemon.db_path());
+  const auto ended = store.WaitForEnd(static_cast<uint32_t>(producer->pid()), 20s);
+  ASSERT_TRUE(ended) << daemon.log();
+  auto stub = v1::OpTrace::NewStub(
+      grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
+  v1::GetStepsRequest request;
+  request.set_session_id(ended->id);
+  auto list_steps = [&](v1::GetStepsResponse* out) {
+    grpc::ClientContext context;
+    out->Clear();
+    return stub->GetSteps(&context, request, out).ok();
+  };
+  auto trimmed_in = [](const v1::GetStepsResponse& listed) {
+    return static_cast<size_t>(std::count_if(listed.steps().begin(), listed.steps().end(),
+                                             [](const v1::Step& s) { return s.trimmed(); }));
+  };
+  // The window's last pass follows the session's last batch: polled until
+  // every step is committed, the first one's spans are gone, and the
+  // trimmed steps held still while the stored step spans were counted:
+  // as many trimmed as the stored spans lack.
+  v1::GetStepsResponse steps;
+  size_t stored_steps = 0;
+  std::string last_look;
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        if (!list_steps(&steps)) return last_look = "GetSteps failed", false;
+        last_look = std::to_string(steps.steps_size()) + " steps listed, " +
+                    std::to_string(trimmed_in(steps)) + " trimmed";
+        if (steps.steps_size() != kManySteps || !steps.steps(0).trimmed() ||
+            steps.steps(kManySteps - 1).trimmed()) {
+          return false;
+        }
+        const auto session = testing::WaitForStoredSession(
+            daemon.db_path(), static_cast<uint32_t>(producer->pid()), 5s);
+        if (!session.has_value()) return last_look += ", session unread", false;
+        stored_steps = session->SpansNamed(std::string(kStepName)).size();
+        last_look += ", " + std::to_string(stored_steps) + " step spans stored";
+        v1::GetStepsResponse again;
+        return list_steps(&again) && trimmed_in(again) == trimmed_in(steps) &&
+               stored_steps + trimmed_in(steps) == static_cast<size_t>(kManySteps);
+      },
+      20s))
+      << last_look << "\n"
+      << producer->stdout_text() << daemon.log();
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_EXPLICIT);
+  EXPECT_EQ(steps.steps_total(), static_cast<uint64_t>(kManySteps));
+  EXPECT_EQ(steps.steps_folded(), 0u);
+  for (int i = 0; i < kManySteps; ++i) {
+    const v1::Step& step = steps.steps(i);
+    EXPECT_EQ(step.number(), static_cast<uint64_t>(i + 1));
+    EXPECT_GE(step.duration_ns(), kStepSleepNs) << "step " << i + 1;
+    if (i > 0) {
+      EXPECT_GE(step.start_unix_ns(), steps.steps(i - 1).start_unix_ns());
+    }
+    if (step.trimmed()) {
+      EXPECT_EQ(step.ops(), 0u) << "step " << i + 1;
+      EXPECT_EQ(step.top_op(), "") << "step " << i + 1;
+    }
+  }
+  EXPECT_LT(trimmed_in(steps), static_cast<size_t>(kManySteps));
+
+  v1::ExplainStepRequest why_request;
+  why_request.set_session_id(ended->id);
+  why_request.set_step(1);
+  v1::ExplainStepResponse why;
+  grpc::ClientContext why_context;
+  const grpc::Status refused = stub->ExplainStep(&why_context, why_request, &why);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("trimmed by the rolling window"), std::string::npos)
+      << refused.error_message();
 }
 
 // The test's name is the API's: StepApis/StepTest.X/cxx, .../c, .../boundary.

@@ -133,6 +133,8 @@ class ClientTest(t.DaemonTestCase):
         spans = self.stored_spans(session.id, len(report["steps"]) + len(report["ops"]))
         steps = self.client.steps(session.id)
         self.assertEqual(steps.steps_total, 8)
+        self.assertEqual(steps.steps_folded, 0)
+        self.assertEqual([s.trimmed for s in steps.steps], [False] * 8, "nothing trimmed")
         for step in steps.steps:
             with self.subTest(step=step.number):
                 tree = self.client.tree(session.id, step=step.number)

@@ -1,16 +1,22 @@
 // GetSteps and ExplainStep over a real database: explicit steps, steps of
 // PyTorch's profiler and optimizer, the ops of each step by start time,
-// a slow step explained, and bad requests.
+// a slow step explained, steps whose pages were trimmed listed from the
+// store's step records, and bad requests.
 #include "query/session_steps.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api_test_store.h"
 #include "optrace/abi.h"
 #include "optrace/step_range_mark.h"
+#include "query/call_tree.h"
+#include "storage/page_trimmer.h"
+#include "storage/sqlite_transaction.h"
 #include "store_test_data.h"
 
 namespace optrace::daemon {
@@ -179,6 +185,159 @@ TEST_F(ExplicitStepsTest, OpStoredLate_CountedInItsStepOnceWithItsOp) {
   EXPECT_EQ(steps.steps(1).ops(), 2u);
 }
 
+// A counter sample of `name` valued `value` under op `parent`.
+Instant CounterUnder(StringId name, uint64_t parent, int64_t ts, int64_t value) {
+  Instant counter;
+  counter.ts_ns = ts;
+  counter.parent_op_id = parent;
+  counter.value = value;
+  counter.name = name;
+  counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
+  counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
+  return counter;
+}
+
+// Trims the pages of `session` whose newest span began before
+// `drop_before_ns`, as the rolling window does (PageTrimmer), once what
+// was added is committed.
+void TrimPagesBefore(ApiTestStore& store, SessionId session, int64_t drop_before_ns) {
+  store.reader();  // flushes the store
+  Result<std::unique_ptr<SqliteConnection>> db =
+      SqliteConnection::Open(store.folder() + "/trace.db", SqliteOpenMode::kReadWriteCreate, 1000);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db.value());
+  ASSERT_TRUE(trimmer.ok()) << trimmer.status().message();
+  Result<SessionExtent> extent = trimmer.value()->Extent(session);
+  ASSERT_TRUE(extent.ok());
+  Result<std::vector<PageExtent>> pages =
+      trimmer.value()->NextToTrim(session, extent->page_bytes, extent->newest_start_ns,
+                                  {.drop_before_ns = drop_before_ns}, 1000);
+  ASSERT_TRUE(pages.ok()) << pages.status().message();
+  ASSERT_FALSE(pages->empty());
+  Result<SqliteTransaction> transaction =
+      SqliteTransaction::Begin(*db.value(), SqliteTransaction::Kind::kImmediate);
+  ASSERT_TRUE(transaction.ok());
+  ASSERT_TRUE(trimmer.value()->Trim(session, pages.value()).ok());
+  ASSERT_TRUE(transaction->Commit().ok());
+}
+
+// Eight explicit steps 1000 ns apart, one batch (one page) each, step 6
+// running "slow_only" for 300 ns; then the window trims the pages of steps
+// 1 to 3 (the store recorded every step as it committed).
+class TrimmedStepsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SpanScript script(store_);
+    for (int i = 0; i < 8; ++i) {
+      script.Step("optrace.step", i * 1000, i == 5 ? 300 : 0, "slow_only");
+      if (i == 0) {
+        store_.AddSession(MakeSession(kSession), std::move(script.spans()));
+      } else {
+        store_.AddSpans(kSession, std::move(script.spans()));
+      }
+      script.spans().clear();
+    }
+    ASSERT_NO_FATAL_FAILURE(TrimPagesBefore(store_, kSession, kT0 + 3000));
+  }
+  ApiTestStore store_;
+};
+
+TEST_F(TrimmedStepsTest, GetSteps_TrimmedStepsListedFromRecords_NumbersAndVerdictsKept) {
+  const v1::GetStepsResponse steps = Steps(store_);
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_EXPLICIT);
+  ASSERT_EQ(steps.steps_size(), 8);
+  EXPECT_EQ(steps.steps_total(), 8u);
+  EXPECT_EQ(steps.steps_folded(), 0u);
+  EXPECT_EQ(steps.slow_steps(), 1u);
+  for (int i = 0; i < 8; ++i) {
+    const v1::Step& step = steps.steps(i);
+    EXPECT_EQ(step.number(), static_cast<uint64_t>(i + 1)) << "numbered as before the trim";
+    EXPECT_EQ(step.start_unix_ns(), kT0 + i * 1000);
+    EXPECT_EQ(step.duration_ns(), i == 5 ? 500u : 200u);
+    EXPECT_EQ(step.trimmed(), i < 3) << i;
+    EXPECT_EQ(step.ops(), i < 3 ? 0u : i == 5 ? 3u : 2u) << i;
+    EXPECT_EQ(step.top_op(), i < 3 ? "" : i == 5 ? "slow_only" : "forward") << i;
+    EXPECT_EQ(step.warmup(), i < 3) << "the trimmed steps are still the warm-up";
+    EXPECT_EQ(step.slow(), i == 5) << i;
+  }
+  // Percentiles of steps 4..8 (200 200 500 200 200), as without the trim.
+  EXPECT_EQ(steps.p50_ns(), 200u);
+  EXPECT_EQ(steps.p99_ns(), 500u);
+}
+
+TEST_F(TrimmedStepsTest, ExplainStep_TrimmedStep_FailedPreconditionSayingItsSpansWereTrimmed) {
+  v1::ExplainStepRequest request;
+  request.set_step(2);
+  v1::ExplainStepResponse why;
+  Status status = Explain(store_, request, &why);
+  EXPECT_EQ(status.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(status.message().find("step 2 of session 1: its spans were trimmed by the rolling "
+                                  "window"),
+            std::string::npos)
+      << status.message();
+  request.set_step(6);
+  request.set_baseline_step(1);
+  request.set_has_baseline_step(true);
+  status = Explain(store_, request, &why);
+  EXPECT_EQ(status.code(), Status::Code::kFailedPrecondition) << "a trimmed baseline too";
+}
+
+TEST_F(TrimmedStepsTest, TreeOfATrimmedStep_FailedPreconditionOfAKeptStepItsOps) {
+  v1::GetTreeRequest request;
+  request.set_session_id(kSession);
+  request.set_step(3);
+  request.set_has_step(true);
+  v1::GetTreeResponse tree;
+  const Status trimmed = GetTree(store_.reader(), request, &tree);
+  EXPECT_EQ(trimmed.code(), Status::Code::kFailedPrecondition) << trimmed.message();
+  request.set_step(4);
+  const Status kept = GetTree(store_.reader(), request, &tree);
+  ASSERT_TRUE(kept.ok()) << kept.message();
+  EXPECT_EQ(tree.spans(), 3u) << "step 4's own span, forward and backward";
+}
+
+TEST_F(TrimmedStepsTest, ExplainStep_SlowStep_ExplainedFromStepsWithSpans) {
+  v1::ExplainStepRequest request;
+  request.set_step(6);
+  v1::ExplainStepResponse why;
+  const Status status = Explain(store_, request, &why);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(why.extra_ns(), 300u);
+  ASSERT_GE(why.ops_size(), 1);
+  EXPECT_EQ(why.ops(0).name(), "slow_only");
+  for (uint64_t baseline : why.baseline_steps()) {
+    EXPECT_GT(baseline, 3u) << "trimmed steps are no baseline";
+  }
+}
+
+TEST(SessionStepsTest, ProfilerStepsAllTrimmed_ListedFromRecordsOverOptimizerSteps) {
+  ApiTestStore store;
+  SpanScript script(store);
+  const StringId profiler = store.Intern("ProfilerStep#");
+  // Two profiler steps (numbered 0 and 1), each in its own batch, then a
+  // batch of optimizer ranges alone: once the profiler steps' pages are
+  // trimmed, the spans hold optimizer steps only.
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t id = script.Op("ProfilerStep#", i * 1000, 900, 300);
+    script.Op("aten::conv2d", i * 1000 + 10, 300);
+    std::vector<Instant> counter = {CounterUnder(profiler, id, kT0 + i * 1000 + 1, i)};
+    store.AddSession(MakeSession(kSession), std::move(script.spans()), std::move(counter));
+    script.spans().clear();
+  }
+  script.Op("Optimizer.step#SGD.step", 5000, 100);
+  script.Op("Optimizer.step#SGD.step", 6000, 100);
+  store.AddSpans(kSession, std::move(script.spans()));
+  ASSERT_NO_FATAL_FAILURE(TrimPagesBefore(store, kSession, kT0 + 2000));
+  const v1::GetStepsResponse steps = Steps(store);
+  EXPECT_EQ(steps.source(), v1::STEP_SOURCE_PROFILER) << "profiler steps win, trimmed or not";
+  ASSERT_EQ(steps.steps_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(steps.steps(i).number(), static_cast<uint64_t>(i));
+    EXPECT_EQ(steps.steps(i).duration_ns(), 900u);
+    EXPECT_TRUE(steps.steps(i).trimmed());
+  }
+}
+
 TEST(SessionStepsTest, NoSteps_EmptyListAndExplainNotFound) {
   ApiTestStore store;
   SpanScript script(store);
@@ -223,18 +382,6 @@ TEST(SessionStepsTest, OptimizerSteps_FirstOptimizerClosesSteps_SecondDoesNotSpl
   // Step 2: the first Adam step, then mm, SGD.step, add_.
   EXPECT_EQ(steps.steps(1).ops(), 4u);
   EXPECT_EQ(steps.steps(1).top_op(), "aten::mm");
-}
-
-// A counter sample of `name` valued `value` under op `parent`.
-Instant CounterUnder(StringId name, uint64_t parent, int64_t ts, int64_t value) {
-  Instant counter;
-  counter.ts_ns = ts;
-  counter.parent_op_id = parent;
-  counter.value = value;
-  counter.name = name;
-  counter.kind = static_cast<uint8_t>(abi::EventKind::kCounter);
-  counter.level = static_cast<uint8_t>(abi::LevelValue::kTrace);
-  return counter;
 }
 
 TEST(SessionStepsTest, ProfilerSteps_NumberedByTheirCounter) {

@@ -73,6 +73,8 @@ class SpanStoreTest : public ::testing::Test {
   // version - 1: what that version's migration added, taken away.
   static std::vector<const char*> StepDown(int64_t version) {
     switch (version) {
+      case 14:
+        return {"DROP TABLE step_record_counts", "DROP TABLE step_records"};
       case 13:
         return {"DROP TABLE session_strings"};
       case 12:
