@@ -28,6 +28,7 @@ struct LiveRecord {
   int64_t ts_ns = 0;         // half and instant: its time; span: its start
   uint64_t duration_ns = 0;  // COMPLETE half whose LAUNCH was seen, span (see `known`)
   uint64_t device_ns = 0;    // half, span (see `known`)
+  uint64_t children_ns = 0;  // span: its children's time on its thread (Span::children_ns)
   int64_t value = 0;         // counter instants
   StringId name = 0;
   StringId tag = 0;
@@ -47,7 +48,7 @@ struct LiveRecord {
   uint8_t reserved[5] = {};
 };
 static_assert(std::is_trivially_copyable_v<LiveRecord>);
-static_assert(sizeof(LiveRecord) == 104 && sizeof(LiveRecord) % sizeof(uint64_t) == 0);
+static_assert(sizeof(LiveRecord) == 112 && sizeof(LiveRecord) % sizeof(uint64_t) == 0);
 
 }  // namespace optrace::daemon
 

@@ -37,7 +37,8 @@ constexpr auto kInstantFields = std::make_tuple(
 constexpr auto kSpanFields = std::make_tuple(
     Same(&Span::op_id, &LiveRecord::op_id), Same(&Span::parent_op_id, &LiveRecord::parent_op_id),
     Same(&Span::start_ns, &LiveRecord::ts_ns), Same(&Span::duration_ns, &LiveRecord::duration_ns),
-    Same(&Span::device_ns, &LiveRecord::device_ns), Same(&Span::name, &LiveRecord::name),
+    Same(&Span::device_ns, &LiveRecord::device_ns),
+    Same(&Span::children_ns, &LiveRecord::children_ns), Same(&Span::name, &LiveRecord::name),
     Same(&Span::tag, &LiveRecord::tag), Same(&Span::srcloc, &LiveRecord::srcloc),
     Same(&Span::launch_tid, &LiveRecord::tid), Same(&Span::complete_tid, &LiveRecord::complete_tid),
     Same(&Span::stream, &LiveRecord::stream), Same(&Span::device, &LiveRecord::device),

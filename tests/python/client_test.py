@@ -238,6 +238,8 @@ class ClientTest(t.DaemonTestCase):
         self.assertEqual(type(first).__name__, "Span")
         self.assertIn(first.name, ("tick", "held"))
         self.assertEqual(first.status, "ok")
+        self.assertIsNotNone(first.self_ns)
+        self.assertLessEqual(first.self_ns, first.duration_ns)
         self.assertTrue(tail.closed)
 
     def test_Tail_CtrlC_IterationEndsCleanlyAndLevelRestored(self):

@@ -1,5 +1,6 @@
 #include "expected_tail_item.h"
 
+#include <algorithm>
 #include <string>
 
 #include "optrace/abi.h"
@@ -31,7 +32,10 @@ void SetSpan(const LiveRecord& r, const PublishedStrings& strings, v1::Span* spa
   SetDevice(r, span->mutable_device());
   span->set_start_unix_ns(r.ts_ns);
   // A duration only for a paired span; a device duration when measured.
-  if (status == SpanStatus::kOk) span->set_duration_ns(r.duration_ns);
+  if (status == SpanStatus::kOk) {
+    span->set_duration_ns(r.duration_ns);
+    span->set_self_ns(r.duration_ns - std::min(r.children_ns, r.duration_ns));
+  }
   if ((r.known & kLiveDeviceDurationKnown) != 0) span->set_device_duration_ns(r.device_ns);
   span->set_launch_thread(r.tid);
   span->set_complete_thread(r.complete_tid);

@@ -98,6 +98,7 @@ class TailMessageEncoderTest : public ::testing::Test {
     r.type = LiveRecordType::kSpan;
     r.kind = static_cast<uint8_t>(SpanStatus::kOk);
     r.duration_ns = 0;
+    r.children_ns = 0;
     r.device_ns = 0;
     r.known = kLiveDeviceDurationKnown;
     r.complete_tid = 2;
@@ -204,6 +205,18 @@ TEST_F(TailMessageEncoderTest, Batch_LagEventsAndSpanInOrder) {
   ExpectEqual(parsed, expected);
   EXPECT_EQ(parsed.batch().items(0).lag().message(), "lagged, 123 live items skipped");
   EXPECT_TRUE(parsed.batch().items(2).span().has_duration_ns()) << "an ok span's 0 ns";
+}
+
+// A tailed span's self time: its duration less its children's time.
+TEST_F(TailMessageEncoderTest, SpanWithChildren_SelfTimeIsDurationLessChildren) {
+  LiveRecord span = OkSpan();
+  span.duration_ns = 9000;
+  span.children_ns = 6500;
+  encoder_.Begin(false);
+  ASSERT_TRUE(encoder_.AddRecord(span));
+  const v1::TailResponse parsed = Parse(encoder_.TakeMessage());
+  ExpectEqual(parsed, Expected(span));
+  EXPECT_EQ(parsed.span().self_ns(), 2500u);
 }
 
 TEST_F(TailMessageEncoderTest, LongestTexts_LoneItemWithinMaxItemBytesBatchStopsAtItsBound) {
