@@ -12,7 +12,7 @@
 #include "export/export_writer.h"
 #include "export/perfetto_trace_writer.h"
 #include "export/sqlite_export_writer.h"
-#include "query/span_time_range.h"
+#include "storage/span_time_range.h"
 #include "wire/string_cache.h"
 
 namespace optrace::daemon {
@@ -40,7 +40,7 @@ Result<SpanCounts> CountSpans(SpanReader& reader, SessionId session) {
 
 // The same counts for the spans that overlap `range`: one pass over them,
 // reading only the columns that place them.
-Result<SpanCounts> CountSpansIn(SpanReader& reader, SessionId session, const TimeRange& range,
+Result<SpanCounts> CountSpansIn(SpanReader& reader, SessionId session, const SpanTimeRange& range,
                                 uint64_t longest) {
   SpanCounts counts;
   Status read = ForEachSpanOverlapping(
@@ -58,7 +58,7 @@ Result<SpanCounts> CountSpansIn(SpanReader& reader, SessionId session, const Tim
 // What one export covers: the whole session, or the spans that overlap a
 // range (read from `longest` before it) and the instants in it.
 struct ExportScope {
-  std::optional<TimeRange> range;
+  std::optional<SpanTimeRange> range;
   uint64_t longest = 0;
 
   bool HasInstant(const Instant& instant) const {
@@ -82,7 +82,7 @@ Result<ExportScope> ScopeOf(SpanReader& reader, const v1::ExportRequest& request
     *counts = all.value();
     return scope;
   }
-  scope.range = TimeRange{.start_ns = request.start_unix_ns(), .end_ns = request.end_unix_ns()};
+  scope.range = SpanTimeRange{.start_ns = request.start_unix_ns(), .end_ns = request.end_unix_ns()};
   Result<uint64_t> longest = LongestDuration(reader, session);
   if (!longest.ok()) return longest.status();
   scope.longest = longest.value();

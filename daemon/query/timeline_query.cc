@@ -5,7 +5,7 @@
 #include <string>
 
 #include "model/flat_id_map.h"
-#include "query/span_time_range.h"
+#include "storage/span_time_range.h"
 #include "wire/proto_convert.h"
 #include "wire/string_cache.h"
 

@@ -12,7 +12,7 @@
 
 #include "model/flat_id_map.h"
 #include "model/span.h"
-#include "query/span_time_range.h"
+#include "storage/span_time_range.h"
 
 namespace optrace::daemon {
 

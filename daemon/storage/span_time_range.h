@@ -1,8 +1,8 @@
 // The spans of a session that overlap a time range: the range's checks,
 // the overlap rule, and a read that finds every overlapping span without
 // reading the whole session (GetTimeline, Export).
-#ifndef OPTRACE_DAEMON_QUERY_SPAN_TIME_RANGE_H_
-#define OPTRACE_DAEMON_QUERY_SPAN_TIME_RANGE_H_
+#ifndef OPTRACE_DAEMON_STORAGE_SPAN_TIME_RANGE_H_
+#define OPTRACE_DAEMON_STORAGE_SPAN_TIME_RANGE_H_
 
 #include <cstdint>
 
@@ -14,7 +14,7 @@ namespace optrace::daemon {
 
 // A half-open range [start_ns, end_ns) of CLOCK_REALTIME nanoseconds.
 // REQUIRES (for SpanOverlaps and ForEachSpanOverlapping): start_ns < end_ns.
-struct TimeRange {
+struct SpanTimeRange {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
@@ -41,7 +41,7 @@ Status CheckTimeRange(int64_t start_unix_ns, int64_t end_unix_ns);
 // before the range ends and ends after it starts (or starts at its
 // start: a span of 0 ns), a span of none when it starts in it. Reads the
 // columns of kTimeRangeColumns. Thread rules: pure.
-bool SpanOverlaps(const Span& span, const TimeRange& range);
+bool SpanOverlaps(const Span& span, const SpanTimeRange& range);
 
 // The longest OK duration of `session`, from its op_aggregates (every span
 // it ever stored, so an upper bound on the known durations stored now).
@@ -54,10 +54,10 @@ Result<uint64_t> LongestDuration(SpanReader& reader, SessionId session);
 // its end, and the fields of `columns` (kTimeRangeColumns always).
 // REQUIRES: `visit` reads no pages of this reader itself. Errors: the
 // reader's.
-Status ForEachSpanOverlapping(SpanReader& reader, SessionId session, const TimeRange& range,
+Status ForEachSpanOverlapping(SpanReader& reader, SessionId session, const SpanTimeRange& range,
                               uint64_t longest, const SpanReader::SpanVisitor& visit,
                               span_page::ColumnSet columns = span_page::kAllColumns);
 
 }  // namespace optrace::daemon
 
-#endif  // OPTRACE_DAEMON_QUERY_SPAN_TIME_RANGE_H_
+#endif  // OPTRACE_DAEMON_STORAGE_SPAN_TIME_RANGE_H_

@@ -1,4 +1,4 @@
-#include "query/span_time_range.h"
+#include "storage/span_time_range.h"
 
 #include <algorithm>
 #include <limits>
@@ -41,7 +41,7 @@ Status CheckTimeRange(int64_t start_unix_ns, int64_t end_unix_ns) {
   return Status::Ok();
 }
 
-bool SpanOverlaps(const Span& span, const TimeRange& range) {
+bool SpanOverlaps(const Span& span, const SpanTimeRange& range) {
   if (span.start_ns >= range.end_ns) return false;
   if (span.start_ns >= range.start_ns) return true;
   return KnownDuration(span).has_value() && SpanEndNs(span) > range.start_ns;
@@ -55,7 +55,7 @@ Result<uint64_t> LongestDuration(SpanReader& reader, SessionId session) {
   return longest;
 }
 
-Status ForEachSpanOverlapping(SpanReader& reader, SessionId session, const TimeRange& range,
+Status ForEachSpanOverlapping(SpanReader& reader, SessionId session, const SpanTimeRange& range,
                               uint64_t longest, const SpanReader::SpanVisitor& visit,
                               span_page::ColumnSet columns) {
   return reader.ForEachSpanPage(
