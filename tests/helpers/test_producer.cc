@@ -5,7 +5,7 @@
 //   optrace-test-producer [--threads N] [--ops M] [--wait-stdin]
 //                         [--forever] [--hold-open NAME] [--rate OPS_PER_SEC]
 //                         [--sleeps] [--uneven-threads]
-//                         [--steps N [--slow-step K] [--step-api cxx|c|boundary]]
+//                         [--steps N [--slow-step K [--slow-ms M]] [--step-api cxx|c|boundary]]
 //                         [--keep-at N [--keep-reason TEXT]] [--fork-child]
 //                         [--at FILE LINE NAME]... [--register-listing NAME FILE]
 //
@@ -35,7 +35,8 @@
 // unless --threads), each with ops of known length inside it, in order:
 // "load_batch" (sleeps 1 ms), "forward" (sleeps 3 ms, then runs a nested
 // "matmul" that sleeps 2 ms), "backward" (sleeps 2 ms); step K of
-// --slow-step K (1-based) also runs "slow_only" (sleeps 30 ms) last.
+// --slow-step K (1-based) also runs "slow_only" (sleeps M ms, --slow-ms,
+// default 30) last.
 // --step-api picks how the steps are recorded: cxx (the default) an
 // optrace::Step per iteration, c optrace_step_begin/optrace_step_end,
 // boundary optrace_step() at the top of each iteration and
@@ -83,6 +84,7 @@ struct Args {
   bool uneven_threads = false;
   long steps = 0;
   long slow_step = 0;  // 1-based; 0 = none
+  long slow_ms = 30;   // how long slow_only sleeps
   std::string step_api = "cxx";
   std::vector<std::pair<const char*, const char*>> tagged;  // name, tag
   struct At {
@@ -128,6 +130,8 @@ Args Parse(int argc, char** argv) {
       a.steps = std::atol(next());
     } else if (flag == "--slow-step") {
       a.slow_step = std::atol(next());
+    } else if (flag == "--slow-ms") {
+      a.slow_ms = std::atol(next());
     } else if (flag == "--step-api") {
       a.step_api = next();
       if (a.step_api != "cxx" && a.step_api != "c" && a.step_api != "boundary") {
@@ -222,8 +226,9 @@ void RunUnevenThread(bool busy) {
   }
 }
 
-// The body of step `number` (1-based) of --steps.
-void RunStepBody(long number, long slow_step) {
+// The body of step `number` (1-based) of --steps; step `slow_step` also
+// sleeps `slow_ms` in slow_only.
+void RunStepBody(long number, long slow_step, long slow_ms) {
   static optrace::OpSite load_batch("load_batch");
   static optrace::OpSite forward("forward");
   static optrace::OpSite matmul("matmul");
@@ -232,24 +237,24 @@ void RunStepBody(long number, long slow_step) {
   SleepOp(load_batch, 1);
   SleepOp(forward, 3, [] { SleepOp(matmul, 2); });
   SleepOp(backward, 2);
-  if (number == slow_step) SleepOp(slow_only, 30);
+  if (number == slow_step) SleepOp(slow_only, static_cast<int>(slow_ms));
 }
 
-void RunSteps(long steps, long slow_step, const std::string& api) {
+void RunSteps(long steps, long slow_step, long slow_ms, const std::string& api) {
   for (long i = 1; i <= steps; ++i) {
     if (api == "cxx") {
       optrace::Step step;
       g_launches.fetch_add(step.id() != 0);
-      RunStepBody(i, slow_step);
+      RunStepBody(i, slow_step, slow_ms);
     } else if (api == "c") {
       const uint64_t step = optrace_step_begin();
       g_launches.fetch_add(step != 0);
-      RunStepBody(i, slow_step);
+      RunStepBody(i, slow_step, slow_ms);
       optrace_step_end(step);
     } else {
       optrace_step();
       g_launches.fetch_add(optrace_ops_enabled());
-      RunStepBody(i, slow_step);
+      RunStepBody(i, slow_step, slow_ms);
     }
   }
   if (api == "boundary") optrace_step_finish();
@@ -348,7 +353,7 @@ int main(int argc, char** argv) {
     if (args.sleeps) {
       threads.emplace_back(RunSleeps);
     } else if (args.steps > 0) {
-      threads.emplace_back(RunSteps, args.steps, args.slow_step, args.step_api);
+      threads.emplace_back(RunSteps, args.steps, args.slow_step, args.slow_ms, args.step_api);
     } else {
       threads.emplace_back(RunOps, args.ops, args.forever, args.rate, args.keep_at,
                            args.keep_reason);
