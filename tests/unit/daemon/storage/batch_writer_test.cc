@@ -23,11 +23,8 @@ using testing::OpenReader;
 class BatchWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<std::unique_ptr<SqliteConnection>> db =
-        SqliteConnection::Open(path_, SqliteOpenMode::kReadWriteCreate, 1000);
-    ASSERT_TRUE(db.ok()) << db.status().message();
-    db_ = std::move(db).value();
-    ASSERT_TRUE(PrepareSchema(*db_).ok());
+    db_ = testing::OpenPreparedDb(path_);
+    ASSERT_NE(db_, nullptr);
   }
 
   void CreateWriter(std::chrono::milliseconds sketch_write_interval) {

@@ -83,11 +83,8 @@ StepRecord Record(int64_t start_100ms, uint64_t number, uint64_t duration_ms,
 class StepRecordWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<std::unique_ptr<SqliteConnection>> db =
-        SqliteConnection::Open(path_, SqliteOpenMode::kReadWriteCreate, 1000);
-    ASSERT_TRUE(db.ok()) << db.status().message();
-    db_ = std::move(db).value();
-    ASSERT_TRUE(PrepareSchema(*db_).ok());
+    db_ = testing::OpenPreparedDb(path_);
+    ASSERT_NE(db_, nullptr);
   }
 
   // The store's own writer, as the store runs it (the default bound).

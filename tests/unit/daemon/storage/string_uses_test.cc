@@ -32,11 +32,8 @@ Span SpanWith(uint64_t op_id, StringId name, StringId tag, StringId srcloc) {
 class StringUsesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<std::unique_ptr<SqliteConnection>> db =
-        SqliteConnection::Open(path_, SqliteOpenMode::kReadWriteCreate, 1000);
-    ASSERT_TRUE(db.ok()) << db.status().message();
-    db_ = std::move(db).value();
-    ASSERT_TRUE(PrepareSchema(*db_).ok());
+    db_ = testing::OpenPreparedDb(path_);
+    ASSERT_NE(db_, nullptr);
     Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db_);
     ASSERT_TRUE(uses.ok()) << uses.status().message();
     uses_ = std::move(uses).value();

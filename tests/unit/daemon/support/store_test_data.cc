@@ -6,6 +6,8 @@
 #include <array>
 #include <tuple>
 
+#include "storage/schema.h"
+
 namespace optrace::daemon {
 namespace {
 
@@ -173,6 +175,15 @@ std::vector<Span> ReadSpans(daemon::SpanReader& reader, SessionId session, int64
   });
   EXPECT_TRUE(status.ok()) << status.message();
   return spans;
+}
+
+std::unique_ptr<daemon::SqliteConnection> OpenPreparedDb(const std::string& db_path) {
+  auto db = daemon::SqliteConnection::Open(db_path, daemon::SqliteOpenMode::kReadWriteCreate, 1000);
+  EXPECT_TRUE(db.ok()) << db.status().message();
+  if (!db.ok()) return nullptr;
+  const Status prepared = daemon::PrepareSchema(*db.value());
+  EXPECT_TRUE(prepared.ok()) << prepared.message();
+  return prepared.ok() ? std::move(db).value() : nullptr;
 }
 
 std::unique_ptr<daemon::SpanReader> OpenReader(const std::string& db_path) {

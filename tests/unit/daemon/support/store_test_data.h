@@ -15,6 +15,7 @@
 #include "model/span.h"
 #include "model/store_batch.h"
 #include "storage/span_reader.h"
+#include "storage/sqlite_connection.h"
 
 namespace optrace::daemon {
 
@@ -64,6 +65,11 @@ HalfOp MakeHalf(uint64_t op_id, uint8_t kind);
 std::vector<Span> ReadSpans(daemon::SpanReader& reader, SessionId session,
                             int64_t min_start_ns = std::numeric_limits<int64_t>::min(),
                             int64_t max_start_ns = std::numeric_limits<int64_t>::max());
+
+// Opens (creating it) the database at `db_path` read-write with the
+// current schema, as the store's writer does; records a test failure
+// (nullptr) when it cannot.
+std::unique_ptr<daemon::SqliteConnection> OpenPreparedDb(const std::string& db_path);
 
 // Opens a reader on `db_path`, failing the test (nullptr) when it cannot.
 std::unique_ptr<daemon::SpanReader> OpenReader(const std::string& db_path);
