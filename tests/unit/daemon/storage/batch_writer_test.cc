@@ -28,13 +28,10 @@ class BatchWriterTest : public ::testing::Test {
   }
 
   void CreateWriter(std::chrono::milliseconds sketch_write_interval) {
-    Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db_);
-    ASSERT_TRUE(uses.ok()) << uses.status().message();
-    uses_ = std::move(uses).value();
-    Result<std::unique_ptr<BatchWriter>> writer =
-        BatchWriter::Create(*db_, sketch_write_interval, uses_.get());
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    writer_ = std::move(writer).value();
+    testing::StoreWriter made = testing::OpenStoreWriter(*db_, sketch_write_interval);
+    ASSERT_NE(made.writer, nullptr);
+    uses_ = std::move(made.uses);
+    writer_ = std::move(made.writer);
   }
 
   // A batch of `count` ok spans of session 1, name 1, from op id `first`.

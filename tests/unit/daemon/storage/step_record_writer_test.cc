@@ -89,13 +89,10 @@ class StepRecordWriterTest : public ::testing::Test {
 
   // The store's own writer, as the store runs it (the default bound).
   void OpenBatchWriter() {
-    Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db_);
-    ASSERT_TRUE(uses.ok()) << uses.status().message();
-    uses_ = std::move(uses).value();
-    Result<std::unique_ptr<BatchWriter>> writer =
-        BatchWriter::Create(*db_, std::chrono::milliseconds(0), uses_.get());
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    batch_writer_ = std::move(writer).value();
+    testing::StoreWriter made = testing::OpenStoreWriter(*db_, std::chrono::milliseconds(0));
+    ASSERT_NE(made.writer, nullptr);
+    uses_ = std::move(made.uses);
+    batch_writer_ = std::move(made.writer);
   }
 
   // A step record writer of its own, with a bound of `max_per_session`.

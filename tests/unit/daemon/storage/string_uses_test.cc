@@ -34,13 +34,10 @@ class StringUsesTest : public ::testing::Test {
   void SetUp() override {
     db_ = testing::OpenPreparedDb(path_);
     ASSERT_NE(db_, nullptr);
-    Result<std::unique_ptr<StringUses>> uses = StringUses::Create(*db_);
-    ASSERT_TRUE(uses.ok()) << uses.status().message();
-    uses_ = std::move(uses).value();
-    Result<std::unique_ptr<BatchWriter>> writer =
-        BatchWriter::Create(*db_, std::chrono::milliseconds(0), uses_.get());
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    writer_ = std::move(writer).value();
+    testing::StoreWriter made = testing::OpenStoreWriter(*db_, std::chrono::milliseconds(0));
+    ASSERT_NE(made.writer, nullptr);
+    uses_ = std::move(made.uses);
+    writer_ = std::move(made.writer);
     Result<std::unique_ptr<PageTrimmer>> trimmer = PageTrimmer::Create(*db_);
     ASSERT_TRUE(trimmer.ok()) << trimmer.status().message();
     trimmer_ = std::move(trimmer).value();

@@ -186,6 +186,19 @@ std::unique_ptr<daemon::SqliteConnection> OpenPreparedDb(const std::string& db_p
   return prepared.ok() ? std::move(db).value() : nullptr;
 }
 
+StoreWriter OpenStoreWriter(daemon::SqliteConnection& db,
+                            std::chrono::milliseconds sketch_write_interval) {
+  StoreWriter out;
+  auto uses = daemon::StringUses::Create(db);
+  EXPECT_TRUE(uses.ok()) << uses.status().message();
+  if (!uses.ok()) return out;
+  out.uses = std::move(uses).value();
+  auto writer = daemon::BatchWriter::Create(db, sketch_write_interval, out.uses.get());
+  EXPECT_TRUE(writer.ok()) << writer.status().message();
+  if (writer.ok()) out.writer = std::move(writer).value();
+  return out;
+}
+
 std::unique_ptr<daemon::SpanReader> OpenReader(const std::string& db_path) {
   auto reader = daemon::SpanReader::Open(db_path);
   EXPECT_TRUE(reader.ok()) << reader.status().message();

@@ -4,8 +4,10 @@
 #ifndef OPTRACE_TESTS_UNIT_DAEMON_STORE_TEST_DATA_H_
 #define OPTRACE_TESTS_UNIT_DAEMON_STORE_TEST_DATA_H_
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -14,8 +16,10 @@
 #include "model/session_record.h"
 #include "model/span.h"
 #include "model/store_batch.h"
+#include "storage/batch_writer.h"
 #include "storage/span_reader.h"
 #include "storage/sqlite_connection.h"
+#include "storage/string_uses.h"
 
 namespace optrace::daemon {
 
@@ -70,6 +74,18 @@ std::vector<Span> ReadSpans(daemon::SpanReader& reader, SessionId session,
 // current schema, as the store's writer does; records a test failure
 // (nullptr) when it cannot.
 std::unique_ptr<daemon::SqliteConnection> OpenPreparedDb(const std::string& db_path);
+
+// The store's batch writer on `db` and the string uses it records, as the
+// store makes them.
+struct StoreWriter {
+  std::unique_ptr<daemon::StringUses> uses;
+  std::unique_ptr<daemon::BatchWriter> writer;
+};
+
+// Makes a StoreWriter on `db` (which must outlive it); records a test
+// failure (null members) when it cannot.
+StoreWriter OpenStoreWriter(daemon::SqliteConnection& db,
+                            std::chrono::milliseconds sketch_write_interval);
 
 // Opens a reader on `db_path`, failing the test (nullptr) when it cannot.
 std::unique_ptr<daemon::SpanReader> OpenReader(const std::string& db_path);
